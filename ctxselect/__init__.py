@@ -1,0 +1,41 @@
+"""ctxselect: decide which retrieved chunks go into an LLM's context window.
+
+Public API
+----------
+inspect(chunks, requirements)      score a context: the quality vector and the gate
+pack(candidates, requirements)     candidates as a struct of NumPy arrays
+read_dump(path) / write_dump(path, queries)
+Candidate, Requirements, GateThresholds, Query, QualityReport, InputError
+"""
+
+from .candidate import Candidate
+from .dump import Query, read_dump, write_dump
+from .errors import CtxSelectError, InputError
+from .gate import GateFailure
+from .inspection import QualityReport, inspect
+from .packing import PackedCandidates, pack
+from .quality import METRIC_NAMES
+from .requirements import GateThresholds, Requirements
+from .tokens import default_token_counter, get_token_counter, set_token_counter
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Candidate",
+    "CtxSelectError",
+    "GateFailure",
+    "GateThresholds",
+    "InputError",
+    "METRIC_NAMES",
+    "PackedCandidates",
+    "QualityReport",
+    "Query",
+    "Requirements",
+    "default_token_counter",
+    "get_token_counter",
+    "inspect",
+    "pack",
+    "read_dump",
+    "set_token_counter",
+    "write_dump",
+]
