@@ -228,4 +228,21 @@ def coerce_candidates(
                              expected="ids unique within a query")
         seen.add(cand.id)
         out.append(cand)
+    _check_embeddings(out)
     return out
+
+
+def _check_embeddings(cands: list[Candidate]) -> None:
+    """Embeddings are all-or-none within a query, with one dimension."""
+    first = next((c for c in cands if c.embedding is not None), None)
+    if first is None:
+        return
+    dim = len(first.embedding)
+    expected = f"a {dim}-dimensional vector, as candidate {first.id!r} has"
+    for c in cands:
+        if c.embedding is None:
+            raise InputError(candidate_id=c.id, field="embedding", message="missing embedding",
+                             expected=expected)
+        if len(c.embedding) != dim:
+            raise InputError(candidate_id=c.id, field="embedding", expected=expected,
+                             found=f"{len(c.embedding)} dimensions")

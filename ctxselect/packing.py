@@ -134,19 +134,10 @@ class PackedCandidates:
 
 
 def _embeddings(cands: Sequence[Candidate]) -> np.ndarray | None:
-    with_vec = [c for c in cands if c.embedding is not None]
-    if not with_vec:
+    """The embedding matrix; :func:`coerce_candidates` has checked all-or-none and one dimension."""
+    if not cands or cands[0].embedding is None:
         return None
-    dim = len(with_vec[0].embedding)
-    for c in cands:
-        if c.embedding is None:
-            raise InputError(candidate_id=c.id, field="embedding", message="missing embedding",
-                             expected=f"a {dim}-dimensional vector, as other candidates of the query have")
-        if len(c.embedding) != dim:
-            raise InputError(candidate_id=c.id, field="embedding",
-                             expected=f"a {dim}-dimensional vector, as other candidates of the query have",
-                             found=f"{len(c.embedding)} dimensions")
-    return np.asarray([c.embedding for c in cands], dtype=np.float64).reshape(len(cands), dim)
+    return np.asarray([c.embedding for c in cands], dtype=np.float64)
 
 
 def pack(
