@@ -1,0 +1,135 @@
+"""Jitted kernels that see only arrays: freshness, threshold extraction, exact pairs, clusters.
+
+Parallel kernels count per row first, turn the counts into offsets with a serial prefix sum, then
+fill: each row writes only its own slice of the output, so no two threads touch the same memory.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import prange
+
+from .._jit import parallel, serial
+
+
+@serial
+def _freshness(decay, age_days, has_timestamp, valid_now, missing_value, zero_outside_window):
+    """f_i = e^(-decay_i * age_i); ``missing_value`` for undated chunks; 0 outside the validity
+    window when ``zero_outside_window``."""
+    n = decay.shape[0]
+    out = np.empty(n, dtype=np.float64)
+    for i in range(n):
+        if zero_outside_window and not valid_now[i]:
+            out[i] = 0.0
+        elif has_timestamp[i]:
+            out[i] = math.exp(-decay[i] * age_days[i])
+        else:
+            out[i] = missing_value
+    return out
+
+
+@parallel
+def _upper_pairs_above(sim, row_offset, col_offset, threshold):
+    """Pairs (i, j), j > i, of a similarity tile with value >= threshold, row-major order.
+
+    ``sim[r, c]`` is the similarity of chunk ``row_offset + r`` and chunk ``col_offset + c``.
+    """
+    rows, cols = sim.shape
+    counts = np.zeros(rows, dtype=np.int64)
+    for r in prange(rows):
+        i = row_offset + r
+        start = max(0, i + 1 - col_offset)
+        c_count = 0
+        for c in range(start, cols):
+            if sim[r, c] >= threshold:
+                c_count += 1
+        counts[r] = c_count
+    offsets = np.zeros(rows + 1, dtype=np.int64)
+    for r in range(rows):
+        offsets[r + 1] = offsets[r] + counts[r]
+    total = offsets[rows]
+    out_i = np.empty(total, dtype=np.int64)
+    out_j = np.empty(total, dtype=np.int64)
+    out_w = np.empty(total, dtype=np.float64)
+    for r in prange(rows):
+        i = row_offset + r
+        start = max(0, i + 1 - col_offset)
+        k = offsets[r]
+        for c in range(start, cols):
+            value = sim[r, c]
+            if value >= threshold:
+                out_i[k] = i
+                out_j[k] = col_offset + c
+                out_w[k] = min(max(value, 0.0), 1.0)
+                k += 1
+    return out_i, out_j, out_w
+
+
+@serial
+def _differing_code_pairs(codes, group):
+    """Pairs (i < j) where both codes are present (>= 0), the codes differ, and — when ``group``
+    holds codes — both chunks share the same group code (>= 0). Row-major order."""
+    n = codes.shape[0]
+    use_group = group.shape[0] == n
+    present = np.empty(n, dtype=np.int64)
+    m = 0
+    for i in range(n):
+        if codes[i] >= 0 and (not use_group or group[i] >= 0):
+            present[m] = i
+            m += 1
+    count = 0
+    for a in range(m):
+        i = present[a]
+        for b in range(a + 1, m):
+            j = present[b]
+            if codes[i] != codes[j] and (not use_group or group[i] == group[j]):
+                count += 1
+    out_i = np.empty(count, dtype=np.int64)
+    out_j = np.empty(count, dtype=np.int64)
+    k = 0
+    for a in range(m):
+        i = present[a]
+        for b in range(a + 1, m):
+            j = present[b]
+            if codes[i] != codes[j] and (not use_group or group[i] == group[j]):
+                out_i[k] = i
+                out_j[k] = j
+                k += 1
+    return out_i, out_j
+
+
+@serial
+def _components(n, pair_i, pair_j):
+    """Connected components of the graph on n nodes with the given edges (union-find).
+
+    Labels are 0..C-1, numbered in order of each component's smallest node.
+    """
+    parent = np.arange(n, dtype=np.int64)
+    for e in range(pair_i.shape[0]):
+        a = pair_i[e]
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        b = pair_j[e]
+        while parent[b] != b:
+            parent[b] = parent[parent[b]]
+            b = parent[b]
+        if a != b:
+            if a < b:
+                parent[b] = a
+            else:
+                parent[a] = b
+    labels = np.empty(n, dtype=np.int64)
+    root_label = np.full(n, -1, dtype=np.int64)
+    next_label = 0
+    for i in range(n):
+        r = i
+        while parent[r] != r:
+            r = parent[r]
+        if root_label[r] < 0:
+            root_label[r] = next_label
+            next_label += 1
+        labels[i] = root_label[r]
+    return labels

@@ -1,0 +1,326 @@
+"""``signals``: freshness, sparse redundancy and contradiction pairs, near-duplicate clusters.
+
+The public function validates and prepares arrays from a :class:`PackedCandidates`, then calls
+the jitted kernels of :mod:`ctxselect.kernels`; the kernels never see a Python object.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from enum import IntFlag
+
+import numpy as np
+from rapidfuzz import fuzz, process
+
+from . import checks
+from .errors import InputError
+from .kernels.pairs import _components, _differing_code_pairs, _freshness
+from .kernels.similarity import cosine_pairs, minhash_pairs, text_signatures
+from .packing import PackedCandidates
+
+__all__ = ["ConflictKind", "PairList", "Signals", "signals", "chunk_freshness"]
+
+
+class ConflictKind(IntFlag):
+    """Why two chunks contradict each other (a pair may have several)."""
+
+    FIELD = 1    #: a conflict field present in both with different values
+    VERSION = 2  #: the same doc_id with a different version
+    DRIFT = 4    #: near-duplicate texts whose numbers differ
+
+
+@dataclass(frozen=True, eq=False)
+class PairList:
+    """A sparse list of weighted pairs (i < j), sorted by (i, j).
+
+    Attributes
+    ----------
+    i, j : int64 arrays
+        Positions of the two chunks.
+    weight : float64 array
+        Similarity (redundancy) or severity (contradictions), in [0, 1].
+    """
+
+    i: np.ndarray
+    j: np.ndarray
+    weight: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.i.shape[0])
+
+    def as_dict(self) -> dict[tuple[int, int], float]:
+        return {(int(a), int(b)): float(w) for a, b, w in zip(self.i, self.j, self.weight)}
+
+
+@dataclass(frozen=True, eq=False)
+class ContradictionPairs(PairList):
+    """Contradiction pairs; ``weight`` is the severity.
+
+    Attributes
+    ----------
+    kind : uint8 array
+        :class:`ConflictKind` bits of each pair.
+    superseded : int64 array
+        For version conflicts, the position of the older chunk; -1 when not known or not a
+        version conflict.
+    """
+
+    kind: np.ndarray
+    superseded: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class Signals:
+    """Everything pairwise the selector needs about one query's candidates.
+
+    Attributes
+    ----------
+    freshness : float64 array (n,)
+    redundancy : PairList
+        Pairs at or above the redundancy threshold, weight = similarity.
+    duplicate : bool array, one per redundancy pair
+        Confirmed near-duplicates (similarity >= duplicate threshold, and for text a rapidfuzz
+        ratio at or above ``confirm_ratio``).
+    contradictions : ContradictionPairs
+    clusters : int64 array (n,)
+        Connected components of the near-duplicate graph (labels 0..C-1).
+    similarity : str
+        ``"cosine"``, ``"minhash"`` or ``"none"``.
+    """
+
+    freshness: np.ndarray
+    redundancy: PairList
+    duplicate: np.ndarray
+    contradictions: ContradictionPairs
+    clusters: np.ndarray
+    similarity: str
+
+    def duplicate_groups(self) -> list[np.ndarray]:
+        """The clusters with two or more members, each as sorted positions."""
+        if self.clusters.size == 0:
+            return []
+        counts = np.bincount(self.clusters)
+        order = np.argsort(self.clusters, kind="stable")
+        bounds = np.concatenate(([0], np.cumsum(counts)))
+        return [order[bounds[c]:bounds[c + 1]] for c in np.flatnonzero(counts >= 2)]
+
+
+def chunk_freshness(packed: PackedCandidates, *, zero_outside_window: bool = False) -> np.ndarray:
+    """Per-chunk freshness e^(−λ_s·age) (kernel); ``missing_timestamp`` decides undated chunks;
+    with ``zero_outside_window`` a chunk outside its validity window at ``now`` gets 0."""
+    missing = 1.0 if packed.requirements.missing_timestamp == "fresh" else 0.0
+    return _freshness(packed.decay, packed.age_days, packed.has_timestamp, packed.valid_now,
+                      missing, zero_outside_window)
+
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def _numbers(text: str) -> Counter:
+    """Numbers in a text, thousands separators removed ("1,000" == "1000")."""
+    out: Counter = Counter()
+    for token in _NUMBER.findall(text):
+        parts = re.split(r"[.,]", token)
+        if len(parts) > 1 and all(len(p) == 3 for p in parts[1:]):
+            token = "".join(parts)  # 1,000 / 1.000.000 as thousands
+        out[token.replace(",", ".")] += 1
+    return out
+
+
+def _natural_key(version: str):
+    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.findall(r"\d+|[^\d.\-_ ]+", version.lower()))
+
+
+def _version_rank(packed: PackedCandidates) -> np.ndarray:
+    """Per chunk, the order of its version among its document's versions (higher = newer);
+    -1 when the chunk has no doc/version. Versions compare naturally ("v10" > "v9"); the
+    timestamp breaks ties between versions that do not compare."""
+    rank = np.full(packed.n, -1, dtype=np.int64)
+    names = packed.version_names
+    keyed = [(i, _natural_key(names[packed.version[i]])) for i in range(packed.n)
+             if packed.doc[i] >= 0 and packed.version[i] >= 0]
+    for doc in {int(packed.doc[i]) for i, _ in keyed}:
+        members = [(key, i) for i, key in keyed if packed.doc[i] == doc]
+        distinct = sorted({key for key, _ in members})
+        for key, i in members:
+            rank[i] = distinct.index(key)
+    return rank
+
+
+def _version_superseded(packed, vi, vj, rank) -> np.ndarray:
+    ri, rj = rank[vi], rank[vj]
+    older = np.where(ri < rj, vi, np.where(rj < ri, vj, -1))
+    tie = older < 0
+    if tie.any():
+        ti, tj = packed.timestamp[vi], packed.timestamp[vj]
+        dated = packed.has_timestamp[vi] & packed.has_timestamp[vj]
+        older = np.where(tie & dated & (ti < tj), vi, np.where(tie & dated & (tj < ti), vj, older))
+    return older
+
+
+def _drift_pairs(packed: PackedCandidates, i: np.ndarray, j: np.ndarray):
+    """Near-duplicate pairs whose texts each state a number the other does not."""
+    keep = np.zeros(len(i), dtype=bool)
+    cache: dict[int, Counter] = {}
+    for e, (a, b) in enumerate(zip(i.tolist(), j.tolist())):
+        na = cache.setdefault(a, _numbers(packed.candidates[a].text))
+        nb = cache.setdefault(b, _numbers(packed.candidates[b].text))
+        keep[e] = bool(na - nb) and bool(nb - na)
+    return i[keep], j[keep]
+
+
+def _merge_contradictions(n, parts) -> ContradictionPairs:
+    """Merge (i, j, severity, kind, superseded) parts: one entry per pair, highest severity,
+    kinds OR-ed, the known superseded side kept."""
+    if not parts:
+        empty_i = np.empty(0, np.int64)
+        return ContradictionPairs(empty_i, empty_i.copy(), np.empty(0), np.empty(0, np.uint8), empty_i.copy())
+    i = np.concatenate([p[0] for p in parts])
+    j = np.concatenate([p[1] for p in parts])
+    sev = np.concatenate([p[2] for p in parts])
+    kind = np.concatenate([p[3] for p in parts]).astype(np.uint8)
+    sup = np.concatenate([p[4] for p in parts])
+    if len(i) == 0:
+        return ContradictionPairs(i, j, sev, kind, sup)
+    key = i * max(n, 1) + j
+    order = np.argsort(key, kind="stable")
+    key, i, j, sev, kind, sup = key[order], i[order], j[order], sev[order], kind[order], sup[order]
+    starts = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
+    return ContradictionPairs(
+        i=i[starts],
+        j=j[starts],
+        weight=np.maximum.reduceat(sev, starts),
+        kind=np.bitwise_or.reduceat(kind, starts).astype(np.uint8),
+        superseded=np.maximum.reduceat(sup, starts),
+    )
+
+
+def _codes(column: np.ndarray) -> np.ndarray:
+    """Interned codes as one contiguous int64 layout, so the kernel compiles once."""
+    return np.ascontiguousarray(column, dtype=np.int64)
+
+
+# similarity kind -> (redundancy threshold, duplicate threshold)
+DEFAULT_THRESHOLDS = {"cosine": (0.80, 0.95), "minhash": (0.50, 0.80)}
+SIMILARITY_CHOICES = ("auto", "cosine", "minhash", "none")
+
+
+def signals(
+    packed: PackedCandidates,
+    *,
+    similarity: str = "auto",
+    redundancy_threshold: float | None = None,
+    duplicate_threshold: float | None = None,
+    confirm_ratio: float = 85.0,
+    shingle_size: int = 3,
+    signature_bins: int = 128,
+    drift_severity: float = 0.5,
+    zero_outside_window: bool = False,
+    block_size: int = 1024,
+) -> Signals:
+    """Compute the pairwise signals of one query's candidates.
+
+    Parameters
+    ----------
+    packed : PackedCandidates
+        From :func:`ctxselect.pack`.
+    similarity : {"auto", "cosine", "minhash", "none"}
+        ``auto`` uses the cosine of embeddings when the candidates have them, else MinHash of word
+        shingles when they have text, else none.
+    redundancy_threshold, duplicate_threshold : float, optional
+        Pairs at or above the first are redundant; at or above the second, near-duplicates.
+        Defaults: cosine 0.80 / 0.95, MinHash (estimated Jaccard) 0.50 / 0.80.
+    confirm_ratio : float
+        A MinHash near-duplicate is confirmed when rapidfuzz's ``fuzz.ratio`` of the two texts
+        reaches this (0–100).
+    shingle_size : int
+        Words per shingle (texts with fewer words are one shingle).
+    signature_bins : int
+        MinHash signature length.
+    drift_severity : float
+        Severity of a version-drift contradiction (near-duplicates whose numbers differ).
+    zero_outside_window : bool
+        Freshness 0 for chunks outside their validity window at ``now``.
+    block_size : int
+        Rows per similarity tile (memory O(block_size x n)).
+
+    Returns
+    -------
+    Signals
+    """
+    if similarity not in SIMILARITY_CHOICES:
+        raise InputError(field="similarity", expected="one of " + ", ".join(SIMILARITY_CHOICES),
+                         found=similarity)
+    for name, value in (("redundancy_threshold", redundancy_threshold),
+                        ("duplicate_threshold", duplicate_threshold)):
+        if value is not None:
+            checks.number(value, name, low=0.0, high=1.0, low_open=True)
+    checks.integer(shingle_size, "shingle_size", low=1)
+    checks.integer(signature_bins, "signature_bins", low=8)
+    checks.integer(block_size, "block_size", low=1)
+    checks.number(drift_severity, "drift_severity", low=0.0, high=1.0)
+
+    n = packed.n
+    texts = [c.text for c in packed.candidates]
+    if similarity == "auto":
+        similarity = ("cosine" if packed.embeddings is not None
+                      else "minhash" if any(t.strip() for t in texts) else "none")
+    if similarity == "cosine" and packed.embeddings is None:
+        raise InputError(field="similarity", expected="embeddings on the candidates for cosine",
+                         found="candidates without embeddings")
+
+    empty = np.empty(0, np.int64)
+    if similarity == "none" or n < 2:
+        ri, rj, rw, dup = empty, empty.copy(), np.empty(0), np.zeros(0, bool)
+        near_i, near_j = empty, empty
+    else:
+        red_t, dup_t = DEFAULT_THRESHOLDS[similarity]
+        red_t = red_t if redundancy_threshold is None else redundancy_threshold
+        dup_t = dup_t if duplicate_threshold is None else duplicate_threshold
+        low = min(red_t, dup_t)
+        if similarity == "cosine":
+            ri, rj, rw = cosine_pairs(packed.embeddings, low, block=block_size, ids=packed.ids)
+            near = rw >= dup_t
+            dup = near.copy()
+        else:
+            sig, _words = text_signatures(texts, shingle_size=shingle_size, bins=signature_bins)
+            ri, rj, rw = minhash_pairs(sig, low)
+            near = rw >= dup_t
+            dup = near.copy()
+            if near.any():
+                a = [texts[k] for k in ri[near]]
+                b = [texts[k] for k in rj[near]]
+                ratio = process.cpdist(a, b, scorer=fuzz.ratio, workers=1)
+                dup[near] = np.asarray(ratio) >= confirm_ratio
+        near_i, near_j = ri[near], rj[near]
+        keep = rw >= red_t
+        ri, rj, rw, dup = ri[keep], rj[keep], rw[keep], dup[keep]
+
+    parts = []
+    for f in range(len(packed.field_names)):
+        fi, fj = _differing_code_pairs(_codes(packed.field_values[:, f]), empty)
+        parts.append((fi, fj, np.full(len(fi), packed.field_severity[f]),
+                      np.full(len(fi), ConflictKind.FIELD), np.full(len(fi), -1, np.int64)))
+    reqs = packed.requirements
+    if reqs.version_conflicts:
+        vi, vj = _differing_code_pairs(_codes(packed.version), _codes(packed.doc))
+        parts.append((vi, vj, np.full(len(vi), reqs.version_conflict_severity),
+                      np.full(len(vi), ConflictKind.VERSION),
+                      _version_superseded(packed, vi, vj, _version_rank(packed))))
+    if drift_severity > 0 and len(near_i):
+        di, dj = _drift_pairs(packed, near_i, near_j)
+        parts.append((di, dj, np.full(len(di), drift_severity), np.full(len(di), ConflictKind.DRIFT),
+                      np.full(len(di), -1, np.int64)))
+    contradictions = _merge_contradictions(n, parts)
+
+    clusters = _components(n, ri[dup], rj[dup])
+    return Signals(
+        freshness=chunk_freshness(packed, zero_outside_window=zero_outside_window),
+        redundancy=PairList(ri, rj, rw),
+        duplicate=dup,
+        contradictions=contradictions,
+        clusters=clusters,
+        similarity=similarity,
+    )

@@ -1,0 +1,134 @@
+"""Plain-Python reference twins of the signal kernels (no numpy in the algorithms)."""
+
+import math
+
+MASK = (1 << 64) - 1
+EMPTY = MASK
+FNV_OFFSET, FNV_PRIME = 0xCBF29CE484222325, 0x100000001B3
+ROTATION_STEP = 0x9E3779B97F4A7C15
+
+
+def naive_freshness(decay, age_days, has_timestamp, valid_now, missing_value, zero_outside_window):
+    out = []
+    for d, a, has, valid in zip(decay, age_days, has_timestamp, valid_now):
+        if zero_outside_window and not valid:
+            out.append(0.0)
+        elif has:
+            out.append(math.exp(-d * a))
+        else:
+            out.append(missing_value)
+    return out
+
+
+def naive_cosine_pairs(vectors, threshold):
+    """{(i, j): cosine} for i < j with cosine >= threshold; zero vectors are similar to nothing."""
+    norms = [math.sqrt(sum(x * x for x in v)) for v in vectors]
+    out = {}
+    for i in range(len(vectors)):
+        for j in range(i + 1, len(vectors)):
+            if norms[i] == 0 or norms[j] == 0:
+                cos = 0.0
+            else:
+                cos = sum(a * b for a, b in zip(vectors[i], vectors[j])) / (norms[i] * norms[j])
+            if cos >= threshold:
+                out[(i, j)] = min(max(cos, 0.0), 1.0)
+    return out
+
+
+def naive_words(text):
+    """Word hashes as the kernel tokenises: runs of ASCII alphanumerics or non-ASCII bytes."""
+    hashes, h, in_word = [], FNV_OFFSET, False
+    for b in text.lower().encode("utf-8"):
+        if (48 <= b <= 57) or (97 <= b <= 122) or (65 <= b <= 90) or b >= 128:
+            if not in_word:
+                h, in_word = FNV_OFFSET, True
+            h = ((h ^ b) * FNV_PRIME) & MASK
+        elif in_word:
+            hashes.append(h)
+            in_word = False
+    if in_word:
+        hashes.append(h)
+    return hashes
+
+
+def mix64(x):
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & MASK
+    return x ^ (x >> 31)
+
+
+def naive_shingles(text, k):
+    words = naive_words(text)
+    if not words:
+        return set()
+    k = min(k, len(words))
+    out = set()
+    for s in range(len(words) - k + 1):
+        h = k
+        for m in range(k):
+            h = mix64(h ^ words[s + m])
+        out.add(h)
+    return out
+
+
+def naive_signature(text, k, bins):
+    row = [EMPTY] * bins
+    for h in naive_shingles(text, k):
+        b = h % bins
+        row[b] = min(row[b], mix64(h ^ ROTATION_STEP))
+    if all(v == EMPTY for v in row):
+        return row
+    original = list(row)
+    for b in range(bins):
+        if original[b] == EMPTY:
+            step, src = 1, (b + 1) % bins
+            while original[src] == EMPTY:
+                step, src = step + 1, (src + 1) % bins
+            row[b] = mix64((original[src] + step * ROTATION_STEP) & MASK)
+    return row
+
+
+def naive_signature_similarity(a, b):
+    if a[0] == EMPTY or b[0] == EMPTY:
+        return 0.0
+    return sum(x == y for x, y in zip(a, b)) / len(a)
+
+
+def naive_jaccard(text_a, text_b, k):
+    a, b = naive_shingles(text_a, k), naive_shingles(text_b, k)
+    if not a or not b:
+        return 0.0
+    return len(a & b) / len(a | b)
+
+
+def naive_differing_code_pairs(codes, group=None):
+    out = []
+    for i in range(len(codes)):
+        for j in range(i + 1, len(codes)):
+            if codes[i] < 0 or codes[j] < 0 or codes[i] == codes[j]:
+                continue
+            if group is not None and (group[i] < 0 or group[i] != group[j]):
+                continue
+            out.append((i, j))
+    return out
+
+
+def naive_components(n, edges):
+    adjacency = {i: set() for i in range(n)}
+    for a, b in edges:
+        adjacency[a].add(b)
+        adjacency[b].add(a)
+    labels, next_label = [-1] * n, 0
+    for start in range(n):
+        if labels[start] >= 0:
+            continue
+        stack = [start]
+        labels[start] = next_label
+        while stack:
+            node = stack.pop()
+            for other in adjacency[node]:
+                if labels[other] < 0:
+                    labels[other] = next_label
+                    stack.append(other)
+        next_label += 1
+    return labels

@@ -1,0 +1,112 @@
+"""signals(): contradictions, supersession, drift, clusters, thresholds, determinism."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+
+import ctxselect
+from ctxselect.signals import ConflictKind, signals
+from naive_quality import naive_conflicts
+from strategies import api_chunks, candidate_lists, requirement_dicts
+
+
+def cand(cid, text="", **kw):
+    base = {"id": cid, "source": "s", "tokens": 10, "relevance": 0.5, "text": text or f"text {cid}"}
+    base.update(kw)
+    return base
+
+
+@settings(max_examples=100, deadline=None)
+@given(candidate_lists(), requirement_dicts())
+def test_field_and_version_contradictions_match_twin(chunks, reqs):
+    packed = ctxselect.pack(api_chunks(chunks), reqs)
+    got = signals(packed, similarity="none").contradictions.as_dict()
+    want = naive_conflicts(chunks, reqs["conflict_fields"])
+    assert got == pytest.approx(want)
+
+
+def test_version_conflict_names_the_older():
+    packed = ctxselect.pack([
+        cand("new", doc_id="d", version="v10", timestamp="2024-01-01"),
+        cand("old", doc_id="d", version="v9", timestamp="2025-01-01"),  # natural order beats time
+        cand("x1", doc_id="e", version="draft", timestamp="2024-01-01"),
+        cand("x2", doc_id="e", version="final", timestamp="2024-06-01"),
+        cand("u1", doc_id="f", version="a"), cand("u2", doc_id="f", version="b"),
+    ], {"token_budget": 100})
+    c = signals(packed, similarity="none").contradictions
+    superseded = {(packed.ids[i], packed.ids[j]): (packed.ids[s] if s >= 0 else None)
+                  for i, j, s in zip(c.i, c.j, c.superseded)}
+    assert superseded[("new", "old")] == "old"
+    assert superseded[("x1", "x2")] == "x1"  # alphabetical "draft" < "final"
+    assert superseded[("u1", "u2")] == "u1"
+    assert all(k == ConflictKind.VERSION for k in c.kind)
+
+
+def test_drift_and_duplicate_clusters():
+    body = ("The outage affected {n} people in the northern district on March 3, 2021, and crews "
+            "restored power to most homes within two days according to the utility company report")
+    packed = ctxselect.pack([
+        cand("a", body.format(n="3,559")),
+        cand("b", body.format(n="10,000")),
+        cand("c", body.format(n="3559")),       # same number, other formatting: no drift
+        cand("d", "A completely different chunk about refund policies and annual plans for customers"),
+    ], {"token_budget": 100})
+    s = signals(packed)
+    assert s.similarity == "minhash"
+    pairs = s.contradictions.as_dict()
+    assert pairs == {(0, 1): 0.5, (1, 2): 0.5}
+    assert all(k == ConflictKind.DRIFT for k in s.contradictions.kind)
+    assert s.clusters.tolist() == [0, 0, 0, 1]
+    assert [g.tolist() for g in s.duplicate_groups()] == [[0, 1, 2]]
+    assert len(s.redundancy) == 3 and s.duplicate.tolist() == [True, False, True]  # "3,559" splits in two words
+
+
+def test_cosine_path_and_thresholds():
+    emb = [[1, 0, 0], [0.99, 0.1, 0], [0.7, 0.7, 0], [0, 0, 1]]
+    packed = ctxselect.pack([cand(str(k), embedding=v) for k, v in enumerate(emb)], {"token_budget": 9})
+    s = signals(packed)
+    assert s.similarity == "cosine"
+    assert list(s.redundancy.as_dict()) == [(0, 1)]
+    assert s.duplicate.tolist() == [True]
+    loose = signals(packed, redundancy_threshold=0.6, duplicate_threshold=0.999)
+    assert list(loose.redundancy.as_dict()) == [(0, 1), (0, 2), (1, 2)]
+    assert not loose.duplicate.any()
+    assert loose.clusters.tolist() == [0, 1, 2, 3]
+
+
+def test_text_duplicate_needs_rapidfuzz_confirmation():
+    words = " ".join(f"w{k}" for k in range(200))
+    packed = ctxselect.pack([cand("a", words), cand("b", words + " tail")], {"token_budget": 9})
+    assert signals(packed).duplicate.tolist() == [True]
+    assert signals(packed, confirm_ratio=100.0).duplicate.tolist() == [False]
+
+
+def test_edges_and_determinism():
+    for cands in ([], [cand("solo")]):
+        s = signals(ctxselect.pack(cands, {"token_budget": 9}))
+        assert len(s.redundancy) == 0 and len(s.contradictions) == 0
+        assert s.clusters.tolist() == list(range(len(cands)))
+    no_text = ctxselect.pack([{"id": "a", "source": "s", "tokens": 3, "relevance": 0.1}] * 1, {"token_budget": 9})
+    assert signals(no_text).similarity == "none"
+    packed = ctxselect.pack([cand(str(k), "same words in every chunk here") for k in range(30)],
+                            {"token_budget": 9})
+    a, b = signals(packed), signals(packed)
+    assert a.redundancy.as_dict() == b.redundancy.as_dict() and len(a.redundancy) == 435
+    assert a.clusters.tolist() == [0] * 30
+
+
+def test_bad_arguments():
+    packed = ctxselect.pack([cand("a")], {"token_budget": 9})
+    with pytest.raises(ctxselect.InputError, match="field 'similarity': expected one of auto, cosine"):
+        signals(packed, similarity="jaccard")
+    with pytest.raises(ctxselect.InputError, match="embeddings on the candidates"):
+        signals(packed, similarity="cosine")
+    with pytest.raises(ctxselect.InputError, match="redundancy_threshold"):
+        signals(packed, redundancy_threshold=1.5)
+
+
+def test_freshness_outside_window():
+    packed = ctxselect.pack([cand("a", timestamp="2026-10-31", valid_to="2026-10-31T12:00:00Z")],
+                            {"token_budget": 9, "now": "2026-11-01"})
+    assert signals(packed).freshness[0] == pytest.approx(np.exp(-0.01))
+    assert signals(packed, zero_outside_window=True).freshness[0] == 0.0
