@@ -4,6 +4,7 @@ Public API
 ----------
 inspect(chunks, requirements)      score a context: the quality vector and the gate
 pack(candidates, requirements)     candidates as a struct of NumPy arrays
+signals(packed)                    freshness, sparse redundancy / contradiction pairs, clusters
 read_dump(path) / write_dump(path, queries)
 Candidate, Requirements, GateThresholds, Query, QualityReport, InputError
 """
@@ -16,12 +17,14 @@ from .inspection import QualityReport, inspect
 from .packing import PackedCandidates, pack
 from .quality import METRIC_NAMES
 from .requirements import GateThresholds, Requirements
+from .signals import ConflictKind, Signals, signals
 from .tokens import default_token_counter, get_token_counter, set_token_counter
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Candidate",
+    "ConflictKind",
     "CtxSelectError",
     "GateFailure",
     "GateThresholds",
@@ -37,5 +40,7 @@ __all__ = [
     "pack",
     "read_dump",
     "set_token_counter",
+    "Signals",
+    "signals",
     "write_dump",
 ]

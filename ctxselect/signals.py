@@ -115,17 +115,21 @@ def chunk_freshness(packed: PackedCandidates, *, zero_outside_window: bool = Fal
                       missing, zero_outside_window)
 
 
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*(?!\w)")
 
 
 def _numbers(text: str) -> Counter:
-    """Numbers in a text, thousands separators removed ("1,000" == "1000")."""
+    """Standalone numbers in a text ("w123" is a word, not a number), with thousands separators
+    removed ("1,000" == "1000") and a decimal comma read as a point."""
     out: Counter = Counter()
     for token in _NUMBER.findall(text):
-        parts = re.split(r"[.,]", token)
-        if len(parts) > 1 and all(len(p) == 3 for p in parts[1:]):
-            token = "".join(parts)  # 1,000 / 1.000.000 as thousands
-        out[token.replace(",", ".")] += 1
+        if "," in token or "." in token:
+            parts = token.replace(",", ".").split(".")
+            if len(parts) > 1 and all(len(p) == 3 for p in parts[1:]):
+                token = "".join(parts)  # 1,000 / 1.000.000: thousands
+            else:
+                token = ".".join(parts)
+        out[token] += 1
     return out
 
 
@@ -139,13 +143,13 @@ def _version_rank(packed: PackedCandidates) -> np.ndarray:
     timestamp breaks ties between versions that do not compare."""
     rank = np.full(packed.n, -1, dtype=np.int64)
     names = packed.version_names
-    keyed = [(i, _natural_key(names[packed.version[i]])) for i in range(packed.n)
-             if packed.doc[i] >= 0 and packed.version[i] >= 0]
-    for doc in {int(packed.doc[i]) for i, _ in keyed}:
-        members = [(key, i) for i, key in keyed if packed.doc[i] == doc]
-        distinct = sorted({key for key, _ in members})
+    by_doc: dict[int, list[tuple[tuple, int]]] = {}
+    for i in np.flatnonzero((packed.doc >= 0) & (packed.version >= 0)).tolist():
+        by_doc.setdefault(int(packed.doc[i]), []).append((_natural_key(names[packed.version[i]]), i))
+    for members in by_doc.values():
+        order = {key: r for r, key in enumerate(sorted({key for key, _ in members}))}
         for key, i in members:
-            rank[i] = distinct.index(key)
+            rank[i] = order[key]
     return rank
 
 
@@ -218,7 +222,7 @@ def signals(
     signature_bins: int = 128,
     drift_severity: float = 0.5,
     zero_outside_window: bool = False,
-    block_size: int = 1024,
+    block_size: int = 512,
 ) -> Signals:
     """Compute the pairwise signals of one query's candidates.
 

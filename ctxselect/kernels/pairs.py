@@ -30,34 +30,33 @@ def _freshness(decay, age_days, has_timestamp, valid_now, missing_value, zero_ou
     return out
 
 
-@parallel
+@serial
 def _upper_pairs_above(sim, row_offset, col_offset, threshold):
     """Pairs (i, j), j > i, of a similarity tile with value >= threshold, row-major order.
 
     ``sim[r, c]`` is the similarity of chunk ``row_offset + r`` and chunk ``col_offset + c``.
+    Two passes: a branch-free count per row (it vectorises), then the fill. Serial on purpose:
+    it runs right after a multi-threaded BLAS product, and a parallel kernel there waits for
+    BLAS's spinning threads (measured 6 ms instead of 0.2 ms per call at n = 100, and 20 % slower
+    at n = 20,000); a one-pass version with a growing output was 3x slower (no vectorisation).
     """
     rows, cols = sim.shape
-    counts = np.zeros(rows, dtype=np.int64)
-    for r in prange(rows):
-        i = row_offset + r
-        start = max(0, i + 1 - col_offset)
-        c_count = 0
-        for c in range(start, cols):
-            if sim[r, c] >= threshold:
-                c_count += 1
-        counts[r] = c_count
     offsets = np.zeros(rows + 1, dtype=np.int64)
     for r in range(rows):
-        offsets[r + 1] = offsets[r] + counts[r]
+        count = 0
+        for c in range(max(0, row_offset + r + 1 - col_offset), cols):
+            count += sim[r, c] >= threshold
+        offsets[r + 1] = offsets[r] + count
     total = offsets[rows]
     out_i = np.empty(total, dtype=np.int64)
     out_j = np.empty(total, dtype=np.int64)
     out_w = np.empty(total, dtype=np.float64)
-    for r in prange(rows):
+    for r in range(rows):
+        if offsets[r + 1] == offsets[r]:
+            continue
         i = row_offset + r
-        start = max(0, i + 1 - col_offset)
         k = offsets[r]
-        for c in range(start, cols):
+        for c in range(max(0, i + 1 - col_offset), cols):
             value = sim[r, c]
             if value >= threshold:
                 out_i[k] = i
