@@ -2,6 +2,7 @@
 
 Public API
 ----------
+select(candidates, requirements)   choose the context: optimizer or baselines, with reasons
 inspect(chunks, requirements)      score a context: the quality vector and the gate
 pack(candidates, requirements)     candidates as a struct of NumPy arrays
 signals(packed)                    freshness, sparse redundancy / contradiction pairs, clusters
@@ -17,6 +18,9 @@ from .inspection import QualityReport, inspect
 from .packing import PackedCandidates, pack
 from .quality import METRIC_NAMES
 from .requirements import GateThresholds, Requirements
+from .objective import ObjectiveWeights, score
+from .selection import Selection, select
+from .selectors.registry import Method, Order
 from .signals import ConflictKind, Signals, signals
 from .tokens import default_token_counter, get_token_counter, set_token_counter
 
@@ -30,6 +34,9 @@ __all__ = [
     "GateThresholds",
     "InputError",
     "METRIC_NAMES",
+    "Method",
+    "ObjectiveWeights",
+    "Order",
     "PackedCandidates",
     "QualityReport",
     "Query",
@@ -39,6 +46,9 @@ __all__ = [
     "inspect",
     "pack",
     "read_dump",
+    "score",
+    "select",
+    "Selection",
     "set_token_counter",
     "Signals",
     "signals",

@@ -16,11 +16,13 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from .dump import read_dump
+from .dump import Query, read_dump, write_dump
 from .errors import CtxSelectError, InputError
 from .inspection import QualityReport, report_for
 from .packing import pack
 from .quality import METRIC_NAMES
+from .selection import Selection, select
+from .selectors.registry import Method, Order
 
 app = typer.Typer(
     name="ctxselect",
@@ -102,6 +104,71 @@ def inspect_command(dump: DumpPath, as_json: JsonFlag = False) -> None:
     """Score each query's context (its `selected` ids, else all candidates) with the quality
     vector and the gate. Exit 0 when every query passes, 1 when some fail, 2 on bad input."""
     _guarded(lambda: _inspect_dump(dump, as_json))
+
+
+def _selection_table(query: Query, selection: Selection) -> Table:
+    verdict = "[green]PASS[/green]" if selection.report.passed else "[red]FAIL[/red]"
+    gap = "" if selection.gap is None else f", gap {selection.gap:.2%}"
+    table = Table(title=(f"{query.query_id}  {selection.method}: {selection.status}{gap}, objective "
+                         f"{selection.objective:.4f}, {selection.tokens}/{query.requirements.token_budget} "
+                         f"tokens, gate {verdict}"), title_justify="left")
+    for column in ("#", "id", "source", "tokens", "relevance"):
+        table.add_column(column, justify="right" if column in ("#", "tokens", "relevance") else "left")
+    by_id = {c.id: c for c in query.candidates}
+    for k, cid in enumerate(selection.ids, start=1):
+        c = by_id[cid]
+        table.add_row(str(k), cid, c.source, str(c.tokens), f"{c.relevance:.3f}")
+    return table
+
+
+def _select_dump(dump: Path, method: Method, order: Order, enforce_gate: bool, time_limit: float,
+                 as_json: bool, out: Path | None, show_excluded: bool) -> int:
+    console = Console()
+    results: list[dict[str, Any]] = []
+    chosen: list[Query] = []
+    for query in read_dump(dump):
+        selection = select(query.candidates, query.requirements, query.query, method, order=order,
+                           enforce_gate=enforce_gate, time_limit=time_limit)
+        if out is not None:
+            chosen.append(Query(query.query_id, query.query, query.requirements, query.candidates,
+                                query.gold, list(selection.ids), query.extra))
+        if as_json:
+            results.append({"query_id": query.query_id, **selection.to_dict()})
+            continue
+        console.print(_selection_table(query, selection))
+        for failure in selection.report.failures:
+            console.print(f"  [red]x[/red] {failure.message}", highlight=False)
+        for line in selection.infeasible:
+            console.print(f"  [yellow]![/yellow] cannot pass: {line}", highlight=False)
+        if show_excluded:
+            for cid, reason in selection.excluded.items():
+                console.print(f"  - {cid}: {reason}", highlight=False)
+        console.print()
+    if not results and not chosen and as_json:
+        raise InputError(file=str(dump), message="the dump holds no query")
+    if out is not None:
+        if not chosen:
+            raise InputError(file=str(dump), message="the dump holds no query")
+        write_dump(out, chosen)
+    if as_json:
+        sys.stdout.write(json.dumps({"queries": results}, indent=2) + "\n")
+    return EXIT_OK
+
+
+@app.command("select")
+def select_command(
+    dump: DumpPath,
+    method: Annotated[Method, typer.Option(help="Selection method.")] = Method.OPTIMAL,
+    order: Annotated[Order, typer.Option(help="Assembly order of the selected chunks.")] = Order.EDGES,
+    gate: Annotated[bool, typer.Option("--gate/--no-gate", help="Enforce the quality gate (optimal).")] = True,
+    time_limit: Annotated[float, typer.Option(min=0.001, help="Seconds per query for the optimizer.")] = 1.0,
+    as_json: JsonFlag = False,
+    out: Annotated[Path | None, typer.Option(help="Write the dump back with `selected` filled "
+                                                  "(whole or not at all).")] = None,
+    excluded: Annotated[bool, typer.Option("--excluded", help="List every left-out chunk with its reason.")] = False,
+) -> None:
+    """Select each query's context and print it in assembly order, with the gate's verdict."""
+    _guarded(lambda: _select_dump(dump, method, order, gate, time_limit, as_json, out, excluded))
 
 
 @app.callback()

@@ -13,7 +13,7 @@ import numpy as np
 
 from .packing import NO_CODE, PackedCandidates
 
-__all__ = ["ConflictPair", "conflict_pairs"]
+__all__ = ["ConflictPair", "conflict_pairs", "pair_conflicts"]
 
 
 @dataclass(frozen=True)
@@ -46,8 +46,29 @@ def _pair_matrix(codes: np.ndarray) -> np.ndarray:
     return np.triu(differ, k=1)
 
 
+def pair_conflicts(packed: PackedCandidates, i: int, j: int) -> list[tuple[str, float]]:
+    """Why chunks i and j conflict by their fields and versions, each reason with its severity
+    (empty when they do not conflict)."""
+    out = []
+    for f, name in enumerate(packed.field_names):
+        a, b = packed.field_values[i, f], packed.field_values[j, f]
+        if a != NO_CODE and b != NO_CODE and a != b:
+            values = packed.field_value_names[f]
+            out.append((f"field {name}: {values[a]!r} vs {values[b]!r}", float(packed.field_severity[f])))
+    reqs = packed.requirements
+    if (reqs.version_conflicts and packed.doc[i] != NO_CODE and packed.doc[i] == packed.doc[j]
+            and packed.version[i] != NO_CODE and packed.version[j] != NO_CODE
+            and packed.version[i] != packed.version[j]):
+        out.append((f"version {packed.version_names[packed.version[i]]!r} vs "
+                    f"{packed.version_names[packed.version[j]]!r} of doc {packed.doc_names[packed.doc[i]]!r}",
+                    reqs.version_conflict_severity))
+    return out
+
+
 def conflict_pairs(packed: PackedCandidates, mask: np.ndarray | None = None) -> list[ConflictPair]:
     """Every conflicting pair among the chunks selected by ``mask`` (all when ``None``).
+
+    Candidate pairs are found with vectorised comparisons, then each is described.
 
     Parameters
     ----------
@@ -60,33 +81,19 @@ def conflict_pairs(packed: PackedCandidates, mask: np.ndarray | None = None) -> 
         Sorted by position of the first chunk, then the second.
     """
     index = np.arange(packed.n) if mask is None else np.flatnonzero(mask)
-    m = len(index)
-    if m < 2:
+    if len(index) < 2:
         return []
-    severity = np.zeros((m, m), dtype=np.float64)
-    reasons: dict[tuple[int, int], list[str]] = {}
-
-    def add(hits: np.ndarray, weight: float, describe) -> None:
-        np.maximum(severity, np.where(hits, weight, 0.0), out=severity)
-        for i, j in zip(*np.nonzero(hits)):
-            reasons.setdefault((int(i), int(j)), []).append(describe(index[i], index[j]))
-
-    for f, name in enumerate(packed.field_names):
-        codes = packed.field_values[index, f]
-        values = packed.field_value_names[f]
-        add(_pair_matrix(codes), float(packed.field_severity[f]),
-            lambda i, j, f=f, name=name, values=values:
-            f"field {name}: {values[packed.field_values[i, f]]!r} vs {values[packed.field_values[j, f]]!r}")
-
-    reqs = packed.requirements
-    if reqs.version_conflicts:
+    hits = np.zeros((len(index), len(index)), dtype=bool)
+    for f in range(len(packed.field_names)):
+        hits |= _pair_matrix(packed.field_values[index, f])
+    if packed.requirements.version_conflicts:
         doc = packed.doc[index]
         same_doc = (doc[:, None] == doc[None, :]) & (doc[:, None] != NO_CODE)
-        add(same_doc & _pair_matrix(packed.version[index]), reqs.version_conflict_severity,
-            lambda i, j: (f"version {packed.version_names[packed.version[i]]!r} vs "
-                          f"{packed.version_names[packed.version[j]]!r} of doc {packed.doc_names[packed.doc[i]]!r}"))
-
-    return [
-        ConflictPair(packed.ids[index[i]], packed.ids[index[j]], float(severity[i, j]), tuple(why))
-        for (i, j), why in sorted(reasons.items())
-    ]
+        hits |= same_doc & _pair_matrix(packed.version[index])
+    out = []
+    for a, b in zip(*np.nonzero(hits)):
+        i, j = int(index[a]), int(index[b])
+        reasons = pair_conflicts(packed, i, j)
+        out.append(ConflictPair(packed.ids[i], packed.ids[j], max(sev for _, sev in reasons),
+                                tuple(why for why, _ in reasons)))
+    return out

@@ -1,0 +1,216 @@
+"""The selection objective and the problem every selector solves.
+
+For a selection x (x_i = 1 when chunk i is selected)::
+
+    F(x) = Σ_i x_i·(w_rel·r_i·f_i − w_tok·T_i/B)                 value of each chunk
+         + w_cov·Σ_a ω_a·y_a / Σ_a ω_a                             required aspects covered
+         − Σ_(i,j) x_i·x_j·(w_red·s_ij + w_con·σ_ij)               redundant and conflicting pairs
+
+:func:`score` computes F for any subset; every selector and the bench use it, so selections are
+always compared on the same number. :class:`Problem` holds what the selectors need, built once per
+query by :func:`build_problem`: the values, the pair penalties, and the hard constraints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, Mapping
+
+import numpy as np
+
+from . import checks
+from .errors import InputError
+from .packing import PackedCandidates
+from .signals import ConflictKind, Signals
+
+__all__ = ["ObjectiveWeights", "Problem", "adjacency", "build_problem", "score"]
+
+
+@dataclass(frozen=True)
+class ObjectiveWeights:
+    """Weights of the objective's terms (all ≥ 0).
+
+    Attributes
+    ----------
+    relevance : float
+        w_rel, on relevance × freshness of each selected chunk.
+    coverage : float
+        w_cov, on the weighted share of required aspects covered (a full cover adds w_cov).
+    redundancy : float
+        w_red, on the similarity of each selected redundant pair.
+    contradiction : float
+        w_con, on the severity of each selected conflicting pair.
+    tokens : float
+        w_tok, on the share of the budget used.
+    """
+
+    relevance: float = 1.0
+    coverage: float = 1.0
+    redundancy: float = 1.0
+    contradiction: float = 1.0
+    tokens: float = 0.05
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            object.__setattr__(self, f.name, checks.number(getattr(self, f.name), f"weights.{f.name}", low=0.0))
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any] | "ObjectiveWeights" | None) -> "ObjectiveWeights":
+        if data is None:
+            return cls()
+        if isinstance(data, ObjectiveWeights):
+            return data
+        valid = [f.name for f in fields(cls)]
+        for key in data:
+            if key not in valid:
+                raise InputError(field=f"weights.{key}", message="unknown objective weight",
+                                 expected="one of " + ", ".join(valid))
+        return cls(**data)
+
+
+@dataclass(frozen=True, eq=False)
+class Problem:
+    """One query's selection problem.
+
+    Attributes
+    ----------
+    packed, signals, weights
+    value : float64 (n,)
+        Per-chunk value w_rel·r_i·f_i − w_tok·T_i/B.
+    aspect_gain : float64 (A_required,)
+        What covering each required aspect adds (w_cov·ω_a/Σω).
+    covers : bool (n, A_required)
+    pair_i, pair_j, pair_penalty : the penalised pairs (i < j), penalty w_red·s + w_con·σ > 0
+    hard_i, hard_j : pairs that may never be selected together (hard conflicts)
+    hard_reason : list of str, one per hard pair
+    groups : list of int64 arrays
+        Near-duplicate clusters: at most one member may be selected.
+    eligible : bool (n,)
+        Chunks that may be selected at all (admissible, inside their validity window when
+        required, not over the budget alone).
+    ineligible_reason : dict position -> str
+    """
+
+    packed: PackedCandidates
+    signals: Signals
+    weights: ObjectiveWeights
+    value: np.ndarray
+    aspect_gain: np.ndarray
+    covers: np.ndarray
+    pair_i: np.ndarray
+    pair_j: np.ndarray
+    pair_penalty: np.ndarray
+    hard_i: np.ndarray
+    hard_j: np.ndarray
+    hard_reason: list
+    groups: list
+    eligible: np.ndarray
+    ineligible_reason: dict
+
+    @property
+    def n(self) -> int:
+        return self.packed.n
+
+
+def _merge_pair_penalties(n: int, parts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    i = np.concatenate([p[0] for p in parts])
+    j = np.concatenate([p[1] for p in parts])
+    w = np.concatenate([p[2] for p in parts])
+    keep = w > 0
+    i, j, w = i[keep], j[keep], w[keep]
+    if len(i) == 0:
+        return i, j, w
+    key = i * max(n, 1) + j
+    unique, inverse = np.unique(key, return_inverse=True)
+    total = np.bincount(inverse, weights=w)
+    return unique // n, unique % n, total
+
+
+def build_problem(
+    packed: PackedCandidates,
+    signals: Signals,
+    weights: ObjectiveWeights,
+    *,
+    hard_conflict_severity: float = 1.0,
+    exclude_outside_window: bool = True,
+) -> Problem:
+    """Assemble the selection problem of one query.
+
+    Parameters
+    ----------
+    hard_conflict_severity : float
+        Contradictions at or above this severity, and every version conflict, are hard: the two
+        chunks are never selected together. Lower ones are penalised.
+    exclude_outside_window : bool
+        Chunks outside their validity window at ``now`` are not eligible.
+    """
+    n = packed.n
+    reqs = packed.requirements
+    value = weights.relevance * packed.relevance * signals.freshness - weights.tokens * packed.tokens / packed.budget
+    n_required = len(reqs.required_aspects)
+    covers = packed.aspects[:, :n_required]
+    omega = packed.aspect_weights[:n_required]
+    aspect_gain = weights.coverage * omega / omega.sum() if n_required else np.zeros(0)
+
+    red, con = signals.redundancy, signals.contradictions
+    pair_i, pair_j, pair_penalty = _merge_pair_penalties(n, [
+        (red.i, red.j, weights.redundancy * red.weight),
+        (con.i, con.j, weights.contradiction * con.weight),
+    ])
+
+    hard = (con.weight >= hard_conflict_severity - 1e-12) | ((con.kind & ConflictKind.VERSION) > 0)
+    hard_reason = []
+    for a, b, kind, sup in zip(con.i[hard].tolist(), con.j[hard].tolist(), con.kind[hard].tolist(),
+                               con.superseded[hard].tolist()):
+        if kind & ConflictKind.VERSION and sup >= 0:
+            newer = b if sup == a else a
+            hard_reason.append(("superseded", newer, sup))
+        else:
+            hard_reason.append(("conflict", a, b))
+
+    eligible = packed.admissible.copy()
+    reasons: dict[int, str] = {}
+    for i in np.flatnonzero(~packed.admissible).tolist():
+        scope = packed.scope_names[packed.scope[i]] if packed.scope[i] >= 0 else None
+        reasons[i] = (f"inadmissible: scope `{scope}` is not allowed" if scope is not None
+                      else "inadmissible: no scope, and the query allows only listed scopes")
+    if exclude_outside_window:
+        outside = ~packed.valid_now & eligible
+        eligible &= packed.valid_now
+        for i in np.flatnonzero(outside).tolist():
+            reasons[i] = "stale: outside its validity window at `now`"
+    too_big = (packed.tokens > packed.budget) & eligible
+    eligible &= ~too_big
+    for i in np.flatnonzero(too_big).tolist():
+        reasons[i] = f"over budget: {packed.tokens[i]} tokens alone exceed the budget of {packed.budget}"
+
+    return Problem(
+        packed=packed, signals=signals, weights=weights, value=value, aspect_gain=aspect_gain,
+        covers=covers, pair_i=pair_i, pair_j=pair_j, pair_penalty=pair_penalty,
+        hard_i=con.i[hard], hard_j=con.j[hard], hard_reason=hard_reason,
+        groups=signals.duplicate_groups(), eligible=eligible, ineligible_reason=reasons,
+    )
+
+
+def score(problem: Problem, mask: np.ndarray) -> float:
+    """The objective F of the selection ``mask`` (any subset, feasible or not)."""
+    mask = np.asarray(mask, dtype=bool)
+    total = float(problem.value[mask].sum())
+    if problem.aspect_gain.size:
+        covered = problem.covers[mask].any(axis=0)
+        total += float(problem.aspect_gain[covered].sum())
+    if problem.pair_i.size:
+        both = mask[problem.pair_i] & mask[problem.pair_j]
+        total -= float(problem.pair_penalty[both].sum())
+    return total
+
+
+def adjacency(n: int, i: np.ndarray, j: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Symmetric CSR (indptr, neighbours, weights) of the pairs (i, j, w)."""
+    rows = np.concatenate([i, j])
+    cols = np.concatenate([j, i])
+    weights = np.concatenate([w, w])
+    order = np.argsort(rows, kind="stable")
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
+    return indptr, cols[order], weights[order]

@@ -1,0 +1,122 @@
+"""A reason for every chunk a selection left out."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .conflicts import pair_conflicts
+from .objective import Problem, adjacency
+from .signals import _numbers
+
+__all__ = ["exclusion_reasons", "describe_conflict"]
+
+
+def describe_conflict(problem: Problem, i: int, j: int) -> str:
+    """What chunks i and j disagree on: fields, versions, or numbers in near-duplicate texts."""
+    packed = problem.packed
+    parts = [why for why, _ in pair_conflicts(packed, i, j)]
+    if not parts:
+        only_i = _numbers(packed.candidates[i].text) - _numbers(packed.candidates[j].text)
+        only_j = _numbers(packed.candidates[j].text) - _numbers(packed.candidates[i].text)
+        parts.append(f"near-duplicate text states {', '.join(sorted(only_i)) or '-'} where it states "
+                     f"{', '.join(sorted(only_j)) or '-'}")
+    return "; ".join(parts)
+
+
+def exclusion_reasons(problem: Problem, mask: np.ndarray, *, enforce_gate: bool,
+                      notes: dict[int, str] | None = None) -> dict[str, str]:
+    """id -> why the chunk is not in the selection ``mask``.
+
+    The first reason that applies wins: ineligible; superseded by or conflicting with a selected
+    chunk; near-duplicate of a selected chunk; the selector's own note; source cap; chunk cap;
+    does not fit; redundant with a selected chunk; adds no value; would break the gate; lower value.
+    """
+    packed = problem.packed
+    reqs = packed.requirements
+    ids = packed.ids
+    notes = notes or {}
+    out: dict[str, str] = {}
+
+    con = problem.signals.contradictions
+    hard = list(zip(problem.hard_i.tolist(), problem.hard_j.tolist()))
+    if enforce_gate and reqs.gate.max_contradiction_density <= 0:  # the gate forbids every conflict
+        hard += list(zip(con.i.tolist(), con.j.tolist()))
+    hard_partner: dict[int, list[int]] = {}
+    for a, b in hard:
+        hard_partner.setdefault(a, []).append(b)
+        hard_partner.setdefault(b, []).append(a)
+    superseded_by = {older: newer for kind, newer, older in problem.hard_reason if kind == "superseded"}
+    group_of = {}
+    for members in problem.groups:
+        for m in members.tolist():
+            group_of[m] = members
+
+    used = int(packed.tokens[mask].sum())
+    capacity = packed.budget
+    if enforce_gate:
+        capacity = min(capacity, math.floor(reqs.gate.max_token_utilization * packed.budget + 1e-9))
+    counts = np.bincount(packed.source[mask], minlength=len(packed.source_names))
+    n_selected = int(mask.sum())
+    red = problem.signals.redundancy
+    r_ptr, r_nb, r_w = adjacency(problem.n, red.i, red.j, red.weight)
+    p_ptr, p_nb, p_w = adjacency(problem.n, problem.pair_i, problem.pair_j, problem.pair_penalty)
+    covered = problem.covers[mask].any(axis=0) if problem.aspect_gain.size else np.zeros(0, bool)
+    freshness = problem.signals.freshness
+    fresh_sum = float((packed.relevance[mask] * freshness[mask]).sum())
+    fresh_weight = float(packed.relevance[mask].sum())
+
+    for i in np.flatnonzero(~mask).tolist():
+        cid = ids[i]
+        if i in problem.ineligible_reason:
+            out[cid] = problem.ineligible_reason[i]
+            continue
+        newer = superseded_by.get(i)
+        if newer is not None and mask[newer]:
+            out[cid] = f"superseded by `{ids[newer]}` ({describe_conflict(problem, i, newer)})"
+            continue
+        partner = next((j for j in hard_partner.get(i, []) if mask[j]), None)
+        if partner is not None:
+            out[cid] = f"conflicts with `{ids[partner]}` ({describe_conflict(problem, i, partner)})"
+            continue
+        group = group_of.get(i)
+        if group is not None and mask[group].any():
+            mate = int(group[mask[group]][0])
+            out[cid] = f"near-duplicate of `{ids[mate]}`"
+            continue
+        if i in notes:
+            out[cid] = notes[i]
+            continue
+        src = packed.source[i]
+        if counts[src] >= packed.source_max[src]:
+            out[cid] = f"source cap: `{packed.source_names[src]}` already has {counts[src]} chunk(s)"
+            continue
+        if reqs.max_chunks is not None and n_selected >= reqs.max_chunks:
+            out[cid] = f"chunk cap: {reqs.max_chunks} chunk(s) already selected"
+            continue
+        if used + packed.tokens[i] > capacity:
+            out[cid] = f"does not fit: {packed.tokens[i]} tokens, {capacity - used} left in the budget"
+            continue
+        nb = slice(r_ptr[i], r_ptr[i + 1])
+        sel = mask[r_nb[nb]]
+        if sel.any():
+            k = int(np.argmax(np.where(sel, r_w[nb], -1.0)))
+            out[cid] = f"redundant with `{ids[r_nb[nb][k]]}` (similarity {r_w[nb][k]:.2f})"
+            continue
+        nbp = slice(p_ptr[i], p_ptr[i + 1])
+        gain = problem.value[i] - float(p_w[nbp][mask[p_nb[nbp]]].sum())
+        if covered.size:
+            gain += float(problem.aspect_gain[problem.covers[i] & ~covered].sum())
+        if gain <= 0:
+            out[cid] = f"adds no value: marginal gain {gain:.3f}"
+        elif enforce_gate and fresh_weight + packed.relevance[i] > 0 and (
+                (fresh_sum + packed.relevance[i] * freshness[i]) / (fresh_weight + packed.relevance[i])
+                < reqs.gate.min_freshness - 1e-9):
+            out[cid] = (f"would break the gate: freshness would fall below {reqs.gate.min_freshness:.2f} "
+                        f"(this chunk's freshness is {freshness[i]:.2f})")
+        elif enforce_gate:
+            out[cid] = f"left out by the optimum under the gate: marginal gain {gain:.3f} alone"
+        else:
+            out[cid] = f"lower value than the selected chunks: marginal gain {gain:.3f}"
+    return out

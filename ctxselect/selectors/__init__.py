@@ -1,0 +1,1 @@
+"""Selectors: greedy baselines and the OR-Tools optimizer, behind one registry."""

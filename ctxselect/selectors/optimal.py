@@ -1,0 +1,312 @@
+"""The exact selector: CP-SAT on the objective, hard constraints and (optionally) the gate.
+
+data → model → variables → constraints → objective → solve, as the OR-Tools samples go. The
+model is built by filling its proto directly (3–4x faster than the Python operators at n = 1,000),
+with integer coefficients scaled by :data:`SCALE`. CP-SAT runs with one worker and
+``linearization_level=2`` (the pair linearisation's LP bound is what proves optimality), a fixed
+seed (same input, same selection) and a time limit, and it is hinted with the best baseline, so
+``optimal`` is never worse than that baseline whenever the baseline satisfies the model.
+
+Large candidate sets are cut to a core: every eligible chunk up to ``core_size``; beyond it the
+chunks with the best value and value per token, the baselines' selections, and the best
+providers of every required aspect and source. On a core the result is optimal for the core only,
+reported as ``feasible`` with a bound for the whole problem (a fractional-knapsack relaxation).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from ortools.sat.python import cp_model
+
+from ..objective import Problem
+
+__all__ = ["OptimalResult", "solve_optimal", "SCALE", "upper_bound"]
+
+SCALE = 1_000_000  # objective and gate coefficients are rounded to 1e-6
+_TOL = 1e-9
+
+
+@dataclass
+class OptimalResult:
+    """What CP-SAT returned for one model."""
+
+    mask: np.ndarray | None
+    status: str           # "optimal", "feasible", "infeasible", "unknown"
+    bound: float
+    solver_objective: float
+    core_is_full: bool
+    timings: dict = field(default_factory=dict)
+
+
+class _ModelBuilder:
+    """Fills a CpModelProto: boolean variables, linear constraints, at-most-one, objective."""
+
+    def __init__(self) -> None:
+        self.model = cp_model.CpModel()
+        self.proto = self.model.proto
+        self.obj_vars: list[int] = []
+        self.obj_coeffs: list[int] = []
+
+    def new_bools(self, count: int) -> int:
+        first = len(self.proto.variables)
+        for _ in range(count):
+            self.proto.variables.add().domain.extend([0, 1])
+        return first
+
+    def new_int(self, low: int, high: int) -> int:
+        index = len(self.proto.variables)
+        self.proto.variables.add().domain.extend([low, high])
+        return index
+
+    def linear(self, variables, coeffs, low: int, high: int) -> None:
+        constraint = self.proto.constraints.add().linear
+        constraint.vars.extend(variables)
+        constraint.coeffs.extend(coeffs)
+        constraint.domain.extend([low, high])
+
+    def at_most_one(self, variables) -> None:
+        self.proto.constraints.add().at_most_one.literals.extend(variables)
+
+    def maximize(self, variables, coeffs) -> None:
+        self.obj_vars.extend(variables)
+        self.obj_coeffs.extend(coeffs)
+
+    def finish(self, hint_vars, hint_values) -> None:
+        objective = self.proto.objective
+        objective.vars.extend(self.obj_vars)
+        objective.coeffs.extend([-c for c in self.obj_coeffs])  # CP-SAT minimises
+        objective.scaling_factor = -1.0
+        if hint_vars:
+            self.proto.solution_hint.vars.extend(hint_vars)
+            self.proto.solution_hint.values.extend(hint_values)
+
+
+_INT64_MAX = 2**62
+
+
+def _scaled(values: np.ndarray) -> list[int]:
+    return np.rint(np.asarray(values, dtype=np.float64) * SCALE).astype(np.int64).tolist()
+
+
+def upper_bound(problem: Problem, capacity: int) -> float:
+    """A valid upper bound of the objective over every subset within ``capacity`` tokens:
+    the fractional knapsack of each chunk's value plus every aspect it covers (penalties are
+    dropped), or of the values alone plus the whole coverage term, whichever is smaller."""
+    eligible = np.flatnonzero(problem.eligible)
+    tokens = problem.packed.tokens[eligible].astype(np.float64)
+    value = problem.value[eligible]
+    with_aspects = value + (problem.covers[eligible] @ problem.aspect_gain if problem.aspect_gain.size else 0.0)
+
+    def fractional(v: np.ndarray) -> float:
+        keep = v > 0
+        v, t = v[keep], tokens[keep]
+        order = np.argsort(-v / t, kind="stable")
+        room, total = float(capacity), 0.0
+        for k in order.tolist():
+            if t[k] <= room:
+                room -= t[k]
+                total += v[k]
+            else:
+                total += v[k] * room / t[k]
+                break
+        return total
+
+    return min(fractional(with_aspects), fractional(value) + float(problem.aspect_gain.sum()))
+
+
+def choose_core(problem: Problem, core_size: int, extra: list[np.ndarray]) -> np.ndarray:
+    """Positions of the core: all eligible chunks when they are few, else the most promising."""
+    eligible = np.flatnonzero(problem.eligible)
+    if len(eligible) <= core_size:
+        return eligible
+    packed = problem.packed
+    value = problem.value[eligible]
+    per_token = value / packed.tokens[eligible]
+    picks = [eligible[np.argsort(-value, kind="stable")[: core_size // 2]],
+             eligible[np.argsort(-per_token, kind="stable")[: core_size // 2]]]
+    per_provider = max(2, core_size // 50)
+    for a in range(problem.aspect_gain.size):
+        coverers = eligible[problem.covers[eligible, a]]
+        picks.append(coverers[np.argsort(-problem.value[coverers], kind="stable")[:per_provider]])
+    for s in np.flatnonzero(packed.source_min > 0).tolist():
+        members = eligible[packed.source[eligible] == s]
+        need = per_provider + int(packed.source_min[s])
+        picks.append(members[np.argsort(-problem.value[members], kind="stable")[:need]])
+    picks.extend(np.flatnonzero(m) for m in extra)
+    return np.unique(np.concatenate(picks))
+
+
+def solve_optimal(
+    problem: Problem,
+    *,
+    enforce_gate: bool,
+    enforce_sources: bool,
+    hint: np.ndarray | None,
+    time_limit: float,
+    core_size: int,
+    core_extra: list[np.ndarray] = (),
+) -> OptimalResult:
+    """Build and solve the CP-SAT model of ``problem`` (see the module docstring)."""
+    import time
+
+    started = time.perf_counter()
+    packed = problem.packed
+    reqs = packed.requirements
+    gate = reqs.gate
+    core = choose_core(problem, core_size, list(core_extra))
+    core_is_full = len(core) == int(problem.eligible.sum())
+    var_of = np.full(problem.n, -1, dtype=np.int64)
+    var_of[core] = np.arange(len(core))
+
+    b = _ModelBuilder()
+    b.new_bools(len(core))
+    x = list(range(len(core)))
+    tokens = packed.tokens[core].tolist()
+
+    # budget (and the gate's utilization range)
+    capacity = packed.budget
+    low_tokens = 0
+    if enforce_gate:
+        capacity = min(capacity, math.floor(gate.max_token_utilization * packed.budget + _TOL))
+        low_tokens = math.ceil(gate.min_token_utilization * packed.budget - _TOL)
+    b.linear(x, tokens, low_tokens, capacity)
+
+    # hard conflicts and near-duplicate clusters: at most one
+    hard_pairs = set()
+    for a, c in zip(problem.hard_i.tolist(), problem.hard_j.tolist()):
+        if var_of[a] >= 0 and var_of[c] >= 0:
+            hard_pairs.add((a, c))
+    con = problem.signals.contradictions
+    if enforce_gate and gate.max_contradiction_density <= 0:
+        for a, c in zip(con.i.tolist(), con.j.tolist()):
+            if var_of[a] >= 0 and var_of[c] >= 0:
+                hard_pairs.add((a, c))
+    for a, c in sorted(hard_pairs):
+        b.at_most_one([int(var_of[a]), int(var_of[c])])
+    in_group = set()
+    for group in problem.groups:
+        members = [int(var_of[g]) for g in group.tolist() if var_of[g] >= 0]
+        if len(members) > 1:
+            b.at_most_one(members)
+            in_group.update(members)
+
+    # per-source caps and minimums, maximum chunk count
+    src = packed.source[core]
+    for s in range(len(packed.source_names)):
+        members = [k for k in x if src[k] == s]
+        cap = int(min(packed.source_max[s], len(members)))
+        need = int(packed.source_min[s]) if enforce_sources else 0
+        if members and (cap < len(members) or need > 0):
+            b.linear(members, [1] * len(members), need, cap)
+        elif not members and need > 0:
+            b.linear([], [], need, need)  # impossible: no candidate left from this source
+    if reqs.max_chunks is not None and reqs.max_chunks < len(core):
+        b.linear(x, [1] * len(x), 0, reqs.max_chunks)
+
+    # required aspects: y_a <= sum of the chunks covering a
+    y_vars, y_gain = [], []
+    aspect_weights = packed.aspect_weights[: problem.aspect_gain.size]
+    for a in range(problem.aspect_gain.size):
+        coverers = [int(var_of[i]) for i in np.flatnonzero(problem.covers[:, a]).tolist() if var_of[i] >= 0]
+        if not coverers:
+            continue
+        y = b.new_bools(1)
+        b.linear(coverers + [y], [1] * len(coverers) + [-1], 0, _INT64_MAX)
+        y_vars.append((y, a))
+        y_gain.append(problem.aspect_gain[a])
+
+    # the rest of the gate
+    if enforce_gate:
+        if gate.min_policy_admissibility > 0 or gate.min_freshness > 0 or gate.min_coverage > 0:
+            b.linear(x, [1] * len(x), 1, len(x))  # an empty context fails the gate
+        if aspect_weights.size and gate.min_coverage > 0:
+            need = math.ceil(gate.min_coverage * aspect_weights.sum() * SCALE - 1e-3)
+            b.linear([y for y, _ in y_vars], [int(round(aspect_weights[a] * SCALE)) for _, a in y_vars],
+                     need, _INT64_MAX)
+        if gate.min_freshness > 0:
+            fresh = packed.relevance[core] * (problem.signals.freshness[core] - gate.min_freshness)
+            b.linear(x, _scaled(fresh), 0, _INT64_MAX)
+        if gate.max_stale_risk is not None:
+            stale = (~packed.valid_now[core]).astype(np.float64) - gate.max_stale_risk
+            b.linear(x, _scaled(stale), -_INT64_MAX, 0)
+
+    # objective: values, aspect gains, pair penalties (z >= x_i + x_j - 1)
+    b.maximize(x, _scaled(problem.value[core]))
+    if y_vars:
+        b.maximize([y for y, _ in y_vars], _scaled(y_gain))
+    z_pairs = []
+    for a, c, p in zip(problem.pair_i.tolist(), problem.pair_j.tolist(), problem.pair_penalty.tolist()):
+        va, vc = int(var_of[a]), int(var_of[c])
+        if va < 0 or vc < 0 or (a, c) in hard_pairs:
+            continue
+        z_pairs.append((va, vc, p))
+    if z_pairs:
+        first = b.new_bools(len(z_pairs))
+        for k, (va, vc, _p) in enumerate(z_pairs):
+            b.linear([va, vc, first + k], [1, 1, -1], -_INT64_MAX, 1)
+        b.maximize(list(range(first, first + len(z_pairs))), [-c for c in _scaled([p for _, _, p in z_pairs])])
+    if enforce_gate and gate.max_contradiction_density > 0 and len(con):
+        _contradiction_density_limit(b, var_of, con, gate.max_contradiction_density, len(x))
+
+    hint_vars, hint_values = [], []
+    if hint is not None:
+        hint_vars = x
+        hint_values = hint[core].astype(int).tolist()
+    b.finish(hint_vars, hint_values)
+    built = time.perf_counter()
+
+    solver = cp_model.CpSolver()
+    params = solver.parameters
+    params.num_workers = 1
+    params.linearization_level = 2
+    params.random_seed = 0
+    params.max_time_in_seconds = max(time_limit - (built - started), 0.001)
+    status = solver.solve(b.model)
+    solved = time.perf_counter()
+    timings = {"model": built - started, "solve": solved - built}
+
+    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        mask = np.zeros(problem.n, dtype=bool)
+        values = [solver.boolean_value(b.model.get_bool_var_from_proto_index(k)) for k in x]
+        mask[core[np.asarray(values, dtype=bool)]] = True
+        proven = status == cp_model.OPTIMAL
+        bound = solver.best_objective_bound / SCALE
+        if not core_is_full:  # the core's bound says nothing about the chunks left out
+            bound = max(upper_bound(problem, capacity), solver.objective_value / SCALE)
+        return OptimalResult(mask, "optimal" if proven and core_is_full else "feasible",
+                             bound, solver.objective_value / SCALE, core_is_full, timings)
+    name = "infeasible" if status == cp_model.INFEASIBLE else "unknown"
+    return OptimalResult(None, name, math.inf, -math.inf, core_is_full, timings)
+
+
+def _contradiction_density_limit(b: _ModelBuilder, var_of, con, kappa_max: float, n_vars: int) -> None:
+    """κ ≤ κ_max as 2·S·Σ z_ij ≤ round(S·κ_max)·k·(k−1), with k the number of selected chunks."""
+    z = []
+    for a, c in zip(con.i.tolist(), con.j.tolist()):
+        va, vc = int(var_of[a]), int(var_of[c])
+        if va < 0 or vc < 0:
+            continue
+        zk = b.new_bools(1)
+        b.linear([va, vc, zk], [1, 1, -1], -_INT64_MAX, 1)
+        b.linear([va, zk], [1, -1], 0, 1)  # z <= x_a, z <= x_c: z is exactly the product
+        b.linear([vc, zk], [1, -1], 0, 1)
+        z.append(zk)
+    if not z:
+        return
+    k = b.new_int(0, n_vars)
+    b.linear(list(range(n_vars)) + [k], [1] * n_vars + [-1], 0, 0)
+    km1 = b.new_int(-1, n_vars)
+    b.linear([k, km1], [1, -1], 1, 1)
+    pairs2 = b.new_int(-n_vars, n_vars * n_vars)
+    product = b.proto.constraints.add().int_prod
+    product.target.vars.append(pairs2)
+    product.target.coeffs.append(1)
+    for var in (k, km1):
+        expr = product.exprs.add()
+        expr.vars.append(var)
+        expr.coeffs.append(1)
+    limit = int(round(kappa_max * SCALE))
+    b.linear(z + [pairs2], [2 * SCALE] * len(z) + [-limit], -_INT64_MAX, 0)
