@@ -113,10 +113,13 @@ def gate_violations(problem: Problem, mask: np.ndarray) -> list[str]:
     return out
 
 
-def violations(problem: Problem, mask: np.ndarray, *, enforce_gate: bool = True) -> list[str]:
+def violations(problem: Problem, mask: np.ndarray, *, enforce_gate: bool = True,
+               enforce_sources: bool = True) -> list[str]:
     """Every constraint of the optimizer's model that the selection ``mask`` breaks."""
     mask = np.asarray(mask, dtype=bool)
-    out = hard_violations(problem, mask) + source_violations(problem, mask)
+    out = hard_violations(problem, mask)
+    if enforce_sources:
+        out += source_violations(problem, mask)
     if enforce_gate:
         out += gate_violations(problem, mask)
     return out

@@ -121,11 +121,12 @@ def prepare(
     return problem
 
 
-def _best_hint(problem: Problem, candidates: list[np.ndarray], enforce_gate: bool) -> np.ndarray:
+def _best_hint(problem: Problem, candidates: list[np.ndarray], enforce_gate: bool,
+               enforce_sources: bool) -> np.ndarray:
     """The highest-scoring candidate selection that satisfies the model, else the highest."""
     scored = sorted(((score(problem, m), k) for k, m in enumerate(candidates)), reverse=True)
     for _, k in scored:
-        if not violations(problem, candidates[k], enforce_gate=enforce_gate):
+        if not violations(problem, candidates[k], enforce_gate=enforce_gate, enforce_sources=enforce_sources):
             return candidates[k]
     return candidates[scored[0][1]]
 
@@ -141,7 +142,7 @@ def _run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, cor
         tiers = tiers[1:]
     info: dict[str, Any] = {"relaxed": [], "infeasible": []}
     for name, gate_on, sources_on in tiers:
-        hint = _best_hint(problem, baseline_masks, gate_on)
+        hint = _best_hint(problem, baseline_masks, gate_on, sources_on)
         remaining = max(deadline - time.perf_counter(), 0.01)
         result = solve_optimal(problem, enforce_gate=gate_on, enforce_sources=sources_on, hint=hint,
                                time_limit=remaining, core_size=core_size, core_extra=baseline_masks)
@@ -156,10 +157,10 @@ def _run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, cor
                                   "a relaxation of the whole problem")
             else:
                 info["reason"] = f"time limit of {time_limit:g} s reached before optimality was proven"
-            if not violations(problem, result.mask, enforce_gate=gate_on):
+            if not violations(problem, result.mask, enforce_gate=gate_on, enforce_sources=sources_on):
                 return result.mask, info
         if result.status == "unknown":
-            mask = _best_hint(problem, baseline_masks, gate_on)
+            mask = _best_hint(problem, baseline_masks, gate_on, sources_on)
             info.update(status="fallback", bound=None, gate_on=gate_on,
                         reason=f"time limit of {time_limit:g} s reached before CP-SAT found a "
                                "selection; the best baseline is returned")

@@ -49,6 +49,7 @@ class _ModelBuilder:
         self.proto = self.model.proto
         self.obj_vars: list[int] = []
         self.obj_coeffs: list[int] = []
+        self.impossible = False  # set when a constraint can hold for no assignment
 
     def new_bools(self, count: int) -> int:
         first = len(self.proto.variables)
@@ -62,6 +63,9 @@ class _ModelBuilder:
         return index
 
     def linear(self, variables, coeffs, low: int, high: int) -> None:
+        if low > high or (not variables and not low <= 0 <= high):
+            self.impossible = True
+            return
         constraint = self.proto.constraints.add().linear
         constraint.vars.extend(variables)
         constraint.coeffs.extend(coeffs)
@@ -199,10 +203,8 @@ def solve_optimal(
         members = [k for k in x if src[k] == s]
         cap = int(min(packed.source_max[s], len(members)))
         need = int(packed.source_min[s]) if enforce_sources else 0
-        if members and (cap < len(members) or need > 0):
+        if need > 0 or cap < len(members):  # need > cap makes the model impossible
             b.linear(members, [1] * len(members), need, cap)
-        elif not members and need > 0:
-            b.linear([], [], need, need)  # impossible: no candidate left from this source
     if reqs.max_chunks is not None and reqs.max_chunks < len(core):
         b.linear(x, [1] * len(x), 0, reqs.max_chunks)
 
@@ -258,6 +260,9 @@ def solve_optimal(
     b.finish(hint_vars, hint_values)
     built = time.perf_counter()
 
+    if b.impossible:
+        return OptimalResult(None, "infeasible", math.inf, -math.inf, core_is_full,
+                             {"model": built - started, "solve": 0.0})
     solver = cp_model.CpSolver()
     params = solver.parameters
     params.num_workers = 1
@@ -278,8 +283,11 @@ def solve_optimal(
             bound = max(upper_bound(problem, capacity), solver.objective_value / SCALE)
         return OptimalResult(mask, "optimal" if proven and core_is_full else "feasible",
                              bound, solver.objective_value / SCALE, core_is_full, timings)
-    name = "infeasible" if status == cp_model.INFEASIBLE else "unknown"
-    return OptimalResult(None, name, math.inf, -math.inf, core_is_full, timings)
+    if status == cp_model.INFEASIBLE:
+        return OptimalResult(None, "infeasible", math.inf, -math.inf, core_is_full, timings)
+    if status == cp_model.MODEL_INVALID:  # a bug of this module, never the user's input
+        raise RuntimeError(f"ctxselect built an invalid CP-SAT model: {b.model.validate()}")
+    return OptimalResult(None, "unknown", math.inf, -math.inf, core_is_full, timings)
 
 
 def _contradiction_density_limit(b: _ModelBuilder, var_of, con, kappa_max: float, n_vars: int) -> None:
