@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .gate import evaluate_gate
-from .objective import Problem
+from .objective import Problem, agreement_covered
 from .quality import quality_vector
 
 __all__ = ["HardState", "violations"]
@@ -32,18 +32,9 @@ class HardState:
         self.source_count = np.zeros(len(packed.source_names), dtype=np.int64)
         self.blocked = ~problem.eligible.copy()
         self.selected = np.zeros(problem.n, dtype=bool)
-        n = problem.n
-        partners: list[list[int]] = [[] for _ in range(n)]
-        for a, b in zip(problem.hard_i.tolist(), problem.hard_j.tolist()):
-            partners[a].append(b)
-            partners[b].append(a)
-        for group in problem.groups:
-            members = group.tolist()
-            for a in members:
-                partners[a].extend(m for m in members if m != a)
-        self.partners = partners
+        self.partners = pairwise_partners(problem, problem.hard_fields)
         reqs = packed.requirements
-        self.max_chunks = reqs.max_chunks if reqs.max_chunks is not None else n + 1
+        self.max_chunks = reqs.max_chunks if reqs.max_chunks is not None else problem.n + 1
 
     def fits(self, i: int) -> bool:
         """Whether chunk i can join the selection without breaking a hard constraint."""
@@ -68,8 +59,42 @@ class HardState:
         self.used += int(packed.tokens[i])
         self.count += 1
         self.source_count[packed.source[i]] += 1
-        for other in self.partners[i]:
+        self.blocked |= disagreeing(packed, i, self.problem.hard_fields)
+        for other in self.partners.get(i, ()):
             self.blocked[other] = True
+
+
+def disagreeing(packed, i: int, fields) -> np.ndarray:
+    """Chunks that disagree with chunk i on one of ``fields``, or are another version of its
+    document (vectorised over all chunks)."""
+    out = np.zeros(packed.n, dtype=bool)
+    for f in fields:
+        value = packed.field_values[i, f]
+        if value >= 0:
+            column = packed.field_values[:, f]
+            out |= (column >= 0) & (column != value)
+    if packed.requirements.version_conflicts and packed.doc[i] >= 0 and packed.version[i] >= 0:
+        out |= (packed.doc == packed.doc[i]) & (packed.version >= 0) & (packed.version != packed.version[i])
+    return out
+
+
+def pairwise_partners(problem: Problem, fields, extra_pairs=None, *,
+                      include_groups: bool = True) -> dict[int, list[int]]:
+    """Hard partners not implied by agreement on ``fields`` and versions, plus (with
+    ``include_groups``) near-duplicate cluster mates: position -> positions."""
+    i, j = problem.hard_i, problem.hard_j
+    if extra_pairs is not None:
+        i, j = np.concatenate([i, extra_pairs[0]]), np.concatenate([j, extra_pairs[1]])
+    rest = ~agreement_covered(problem.packed, i, j, fields)
+    partners: dict[int, list[int]] = {}
+    for a, b in zip(i[rest].tolist(), j[rest].tolist()):
+        partners.setdefault(a, []).append(b)
+        partners.setdefault(b, []).append(a)
+    for group in problem.groups if include_groups else ():
+        members = group.tolist()
+        for a in members:
+            partners.setdefault(a, []).extend(m for m in members if m != a)
+    return partners
 
 
 def hard_violations(problem: Problem, mask: np.ndarray) -> list[str]:

@@ -23,7 +23,7 @@ from .errors import InputError
 from .packing import PackedCandidates
 from .signals import ConflictKind, Signals
 
-__all__ = ["ObjectiveWeights", "Problem", "adjacency", "build_problem", "score"]
+__all__ = ["ObjectiveWeights", "Problem", "adjacency", "agreement_covered", "build_problem", "score"]
 
 
 @dataclass(frozen=True)
@@ -82,7 +82,11 @@ class Problem:
     covers : bool (n, A_required)
     pair_i, pair_j, pair_penalty : the penalised pairs (i < j), penalty w_red·s + w_con·σ > 0
     hard_i, hard_j : pairs that may never be selected together (hard conflicts)
-    hard_reason : list of str, one per hard pair
+    hard_fields : tuple of int
+        Conflict fields whose every disagreement is hard: all selected chunks carrying such a
+        field must agree on its value (the models express this per value, not per pair).
+    superseded_by : dict position -> position
+        For version conflicts with a known order: older chunk -> newer chunk.
     groups : list of int64 arrays
         Near-duplicate clusters: at most one member may be selected.
     eligible : bool (n,)
@@ -102,7 +106,8 @@ class Problem:
     pair_penalty: np.ndarray
     hard_i: np.ndarray
     hard_j: np.ndarray
-    hard_reason: list
+    hard_fields: tuple
+    superseded_by: dict
     groups: list
     eligible: np.ndarray
     ineligible_reason: dict
@@ -159,14 +164,11 @@ def build_problem(
     ])
 
     hard = (con.weight >= hard_conflict_severity - 1e-12) | ((con.kind & ConflictKind.VERSION) > 0)
-    hard_reason = []
-    for a, b, kind, sup in zip(con.i[hard].tolist(), con.j[hard].tolist(), con.kind[hard].tolist(),
-                               con.superseded[hard].tolist()):
-        if kind & ConflictKind.VERSION and sup >= 0:
-            newer = b if sup == a else a
-            hard_reason.append(("superseded", newer, sup))
-        else:
-            hard_reason.append(("conflict", a, b))
+    hard_fields = tuple(f for f in range(len(packed.field_names))
+                        if packed.field_severity[f] >= hard_conflict_severity - 1e-12)
+    version = (con.kind & ConflictKind.VERSION) > 0
+    superseded_by = {int(older): int(b if older == a else a) for a, b, older in
+                     zip(con.i[version], con.j[version], con.superseded[version]) if older >= 0}
 
     eligible = packed.admissible.copy()
     reasons: dict[int, str] = {}
@@ -187,7 +189,7 @@ def build_problem(
     return Problem(
         packed=packed, signals=signals, weights=weights, value=value, aspect_gain=aspect_gain,
         covers=covers, pair_i=pair_i, pair_j=pair_j, pair_penalty=pair_penalty,
-        hard_i=con.i[hard], hard_j=con.j[hard], hard_reason=hard_reason,
+        hard_i=con.i[hard], hard_j=con.j[hard], hard_fields=hard_fields, superseded_by=superseded_by,
         groups=signals.duplicate_groups(), eligible=eligible, ineligible_reason=reasons,
     )
 
@@ -214,3 +216,16 @@ def adjacency(n: int, i: np.ndarray, j: np.ndarray, w: np.ndarray) -> tuple[np.n
     indptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
     return indptr, cols[order], weights[order]
+
+
+def agreement_covered(packed: PackedCandidates, i: np.ndarray, j: np.ndarray, fields) -> np.ndarray:
+    """For each pair, whether it disagrees on one of ``fields`` (both present, values differ) or
+    is a version conflict: pairs that "agree on one value per field / document" already forbids."""
+    covered = np.zeros(len(i), dtype=bool)
+    for f in fields:
+        a, b = packed.field_values[i, f], packed.field_values[j, f]
+        covered |= (a >= 0) & (b >= 0) & (a != b)
+    if packed.requirements.version_conflicts:
+        vi, vj = packed.version[i], packed.version[j]
+        covered |= (packed.doc[i] >= 0) & (packed.doc[i] == packed.doc[j]) & (vi >= 0) & (vj >= 0) & (vi != vj)
+    return covered

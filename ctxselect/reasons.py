@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from .conflicts import pair_conflicts
+from .constraints import pairwise_partners
 from .objective import Problem, adjacency
 from .signals import _numbers
 
@@ -25,6 +26,29 @@ def describe_conflict(problem: Problem, i: int, j: int) -> str:
     return "; ".join(parts)
 
 
+def _disagreeing_selected(packed, mask: np.ndarray, fields) -> np.ndarray:
+    """For every chunk, a selected chunk it disagrees with on one of ``fields`` or whose document
+    version differs (-1 when none), vectorised per field."""
+    partner = np.full(packed.n, -1, dtype=np.int64)
+    chosen = np.flatnonzero(mask)
+    for f in fields:
+        column = packed.field_values[:, f]
+        values, first = np.unique(column[chosen], return_index=True)
+        keep = values >= 0
+        values, reps = values[keep], chosen[first[keep]]
+        if len(values) == 0:
+            continue
+        present = (column >= 0) & (partner < 0)
+        other = np.where(column == values[0], reps[1] if len(values) > 1 else -1, reps[0])
+        partner = np.where(present, other, partner)
+    if packed.requirements.version_conflicts:
+        for c in chosen[(packed.doc[chosen] >= 0) & (packed.version[chosen] >= 0)].tolist():
+            hit = ((packed.doc == packed.doc[c]) & (packed.version >= 0)
+                   & (packed.version != packed.version[c]) & (partner < 0))
+            partner[hit] = c
+    return partner
+
+
 def exclusion_reasons(problem: Problem, mask: np.ndarray, *, enforce_gate: bool,
                       notes: dict[int, str] | None = None) -> dict[str, str]:
     """id -> why the chunk is not in the selection ``mask``.
@@ -40,14 +64,12 @@ def exclusion_reasons(problem: Problem, mask: np.ndarray, *, enforce_gate: bool,
     out: dict[str, str] = {}
 
     con = problem.signals.contradictions
-    hard = list(zip(problem.hard_i.tolist(), problem.hard_j.tolist()))
-    if enforce_gate and reqs.gate.max_contradiction_density <= 0:  # the gate forbids every conflict
-        hard += list(zip(con.i.tolist(), con.j.tolist()))
-    hard_partner: dict[int, list[int]] = {}
-    for a, b in hard:
-        hard_partner.setdefault(a, []).append(b)
-        hard_partner.setdefault(b, []).append(a)
-    superseded_by = {older: newer for kind, newer, older in problem.hard_reason if kind == "superseded"}
+    forbid_all = enforce_gate and reqs.gate.max_contradiction_density <= 0  # the gate forbids every conflict
+    fields = range(len(packed.field_names)) if forbid_all else problem.hard_fields
+    partner_of = _disagreeing_selected(packed, mask, fields)
+    extra = (con.i, con.j) if forbid_all else None
+    pairwise = pairwise_partners(problem, fields, extra, include_groups=False)
+    superseded_by = problem.superseded_by
     group_of = {}
     for members in problem.groups:
         for m in members.tolist():
@@ -76,7 +98,7 @@ def exclusion_reasons(problem: Problem, mask: np.ndarray, *, enforce_gate: bool,
         if newer is not None and mask[newer]:
             out[cid] = f"superseded by `{ids[newer]}` ({describe_conflict(problem, i, newer)})"
             continue
-        partner = next((j for j in hard_partner.get(i, []) if mask[j]), None)
+        partner = partner_of[i] if partner_of[i] >= 0 else next((j for j in pairwise.get(i, ()) if mask[j]), None)
         if partner is not None:
             out[cid] = f"conflicts with `{ids[partner]}` ({describe_conflict(problem, i, partner)})"
             continue

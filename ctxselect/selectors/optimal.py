@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from ortools.sat.python import cp_model
 
-from ..objective import Problem
+from ..objective import Problem, agreement_covered
 
 __all__ = ["OptimalResult", "solve_optimal", "SCALE", "upper_bound"]
 
@@ -178,24 +178,29 @@ def solve_optimal(
         low_tokens = math.ceil(gate.min_token_utilization * packed.budget - _TOL)
     b.linear(x, tokens, low_tokens, capacity)
 
-    # hard conflicts and near-duplicate clusters: at most one
-    hard_pairs = set()
-    for a, c in zip(problem.hard_i.tolist(), problem.hard_j.tolist()):
-        if var_of[a] >= 0 and var_of[c] >= 0:
-            hard_pairs.add((a, c))
+    # hard conflicts: chunks carrying a hard field agree on one value, one version per document
+    # (a variable per value, O(k) constraints instead of O(k^2) pairs); what that does not imply,
+    # pairwise; near-duplicate clusters: at most one
     con = problem.signals.contradictions
-    if enforce_gate and gate.max_contradiction_density <= 0:
-        for a, c in zip(con.i.tolist(), con.j.tolist()):
-            if var_of[a] >= 0 and var_of[c] >= 0:
-                hard_pairs.add((a, c))
-    for a, c in sorted(hard_pairs):
+    forbid_all = enforce_gate and gate.max_contradiction_density <= 0
+    fields = range(len(packed.field_names)) if forbid_all else problem.hard_fields
+    for f in fields:
+        _one_value(b, var_of, core, packed.field_values[:, f])
+    if reqs.version_conflicts:
+        _one_value(b, var_of, core, packed.version, packed.doc)
+    hard = np.ones(len(con), dtype=bool) if forbid_all else np.zeros(len(con), dtype=bool)
+    pair_i = np.concatenate([problem.hard_i, con.i[hard]])
+    pair_j = np.concatenate([problem.hard_j, con.j[hard]])
+    in_core = (var_of[pair_i] >= 0) & (var_of[pair_j] >= 0)
+    pair_i, pair_j = pair_i[in_core], pair_j[in_core]
+    rest = ~agreement_covered(packed, pair_i, pair_j, fields)
+    forbidden = set(zip(pair_i[rest].tolist(), pair_j[rest].tolist()))  # what agreement does not imply
+    for a, c in sorted(forbidden):
         b.at_most_one([int(var_of[a]), int(var_of[c])])
-    in_group = set()
     for group in problem.groups:
         members = [int(var_of[g]) for g in group.tolist() if var_of[g] >= 0]
         if len(members) > 1:
             b.at_most_one(members)
-            in_group.update(members)
 
     # per-source caps and minimums, maximum chunk count
     src = packed.source[core]
@@ -239,12 +244,11 @@ def solve_optimal(
     b.maximize(x, _scaled(problem.value[core]))
     if y_vars:
         b.maximize([y for y, _ in y_vars], _scaled(y_gain))
-    z_pairs = []
-    for a, c, p in zip(problem.pair_i.tolist(), problem.pair_j.tolist(), problem.pair_penalty.tolist()):
-        va, vc = int(var_of[a]), int(var_of[c])
-        if va < 0 or vc < 0 or (a, c) in hard_pairs:
-            continue
-        z_pairs.append((va, vc, p))
+    pen_i, pen_j, pen_p = problem.pair_i, problem.pair_j, problem.pair_penalty
+    live = (var_of[pen_i] >= 0) & (var_of[pen_j] >= 0)
+    live[live] = ~agreement_covered(packed, pen_i[live], pen_j[live], fields)  # never both: no penalty
+    z_pairs = [(int(var_of[a]), int(var_of[c]), p) for a, c, p in
+               zip(pen_i[live].tolist(), pen_j[live].tolist(), pen_p[live].tolist()) if (a, c) not in forbidden]
     if z_pairs:
         first = b.new_bools(len(z_pairs))
         for k, (va, vc, _p) in enumerate(z_pairs):
@@ -288,6 +292,27 @@ def solve_optimal(
     if status == cp_model.MODEL_INVALID:  # a bug of this module, never the user's input
         raise RuntimeError(f"ctxselect built an invalid CP-SAT model: {b.model.validate()}")
     return OptimalResult(None, "unknown", math.inf, -math.inf, core_is_full, timings)
+
+
+def _one_value(b: _ModelBuilder, var_of: np.ndarray, core: np.ndarray, codes: np.ndarray,
+               groups: np.ndarray | None = None) -> None:
+    """Selected chunks of ``core`` that carry a code agree on it (within each group, e.g. per
+    document): one boolean per (group, code), x_i <= u_code, and at most one u per group."""
+    present = core[codes[core] >= 0]
+    if groups is not None:
+        present = present[groups[present] >= 0]
+    group_of = groups[present] if groups is not None else np.zeros(len(present), dtype=np.int64)
+    for g in np.unique(group_of).tolist():
+        members = present[group_of == g]
+        values = codes[members]
+        distinct = np.unique(values)
+        if len(distinct) < 2:
+            continue
+        first = b.new_bools(len(distinct))
+        for k, value in enumerate(distinct.tolist()):
+            for i in members[values == value].tolist():
+                b.linear([int(var_of[i]), first + k], [1, -1], -1, 0)  # x_i <= u
+        b.at_most_one(list(range(first, first + len(distinct))))
 
 
 def _contradiction_density_limit(b: _ModelBuilder, var_of, con, kappa_max: float, n_vars: int) -> None:
