@@ -36,6 +36,11 @@ class HardState:
         reqs = packed.requirements
         self.max_chunks = reqs.max_chunks if reqs.max_chunks is not None else problem.n + 1
 
+    def smallest_eligible(self) -> int:
+        """Tokens of the smallest eligible chunk (the budget is full below that)."""
+        tokens = self.problem.packed.tokens[self.problem.eligible]
+        return int(tokens.min()) if tokens.size else self.capacity + 1
+
     def fits(self, i: int) -> bool:
         """Whether chunk i can join the selection without breaking a hard constraint."""
         packed = self.problem.packed

@@ -191,7 +191,7 @@ def select(
     time_limit: float = 1.0,
     weights: Mapping[str, float] | ObjectiveWeights | None = None,
     mmr_lambda: float = 0.7,
-    core_size: int = 2000,
+    core_size: int = 300,
     hard_conflict_severity: float = 1.0,
     exclude_outside_window: bool = True,
     signal_options: Mapping[str, Any] | None = None,
@@ -223,7 +223,9 @@ def select(
     mmr_lambda : float
         λ of ``mmr``: relevance against similarity to what is already selected.
     core_size : int
-        Above this many eligible candidates, ``optimal`` solves a core of the most promising ones.
+        Above this many eligible candidates, ``optimal`` solves a core of the most promising ones
+        (status ``feasible``, with a bound for the whole problem). Raise it to prove optimality
+        on larger sets, at a cost in latency (n = 2,000: ~0.3 s instead of ~0.05 s).
     hard_conflict_severity : float
         Contradictions at or above this severity (and all version conflicts) are never selected
         together.

@@ -25,7 +25,10 @@ def _by_relevance(problem: Problem) -> np.ndarray:
 def greedy(problem: Problem) -> tuple[np.ndarray, dict[int, str]]:
     """By relevance, skipping what does not fit."""
     state = HardState(problem)
+    smallest = state.smallest_eligible()
     for i in _by_relevance(problem).tolist():
+        if state.capacity - state.used < smallest:
+            break  # nothing fits any more
         if state.fits(i):
             state.add(i)
     return state.selected, {}
@@ -68,8 +71,9 @@ def density(problem: Problem) -> tuple[np.ndarray, dict[int, str]]:
     heap = [(-_marginal_gain(problem, i, covered, penalty) / packed.tokens[i], i)
             for i in np.flatnonzero(problem.eligible).tolist()]
     heapq.heapify(heap)
-    while heap:
-        stale_key, i = heapq.heappop(heap)
+    smallest = state.smallest_eligible()
+    while heap and state.capacity - state.used >= smallest:
+        _, i = heapq.heappop(heap)
         if not state.fits(i):
             continue
         gain = _marginal_gain(problem, i, covered, penalty)
