@@ -1,0 +1,53 @@
+"""`ctxselect select` through typer's CliRunner: tables, JSON equal to the library, --out."""
+
+import json
+
+from typer.testing import CliRunner
+
+import ctxselect
+from conftest import EXAMPLES
+from ctxselect.cli import app
+
+runner = CliRunner()
+EXAMPLE = str(EXAMPLES / "support_desk.jsonl")
+
+
+def test_select_table():
+    result = runner.invoke(app, ["select", EXAMPLE, "--excluded"])
+    assert result.exit_code == 0, result.output
+    assert "support-refund-annual" in result.output and "optimal" in result.output
+    assert "internal-fraud-notes: inadmissible" in result.output
+
+
+def test_select_json_equals_library():
+    result = runner.invoke(app, ["select", EXAMPLE, "--json", "--method", "density", "--order", "rank"])
+    assert result.exit_code == 0
+    data = json.loads(result.stdout)["queries"]
+    for query, row in zip(ctxselect.read_dump(EXAMPLE), data):
+        sel = ctxselect.select(query.candidates, query.requirements, query.query, "density", order="rank")
+        assert row["ids"] == sel.ids and row["objective"] == sel.objective
+        assert row["excluded"] == sel.excluded and row["report"]["metrics"] == sel.report.metrics
+
+
+def test_select_out_writes_selected(tmp_path):
+    out = tmp_path / "selected.jsonl"
+    result = runner.invoke(app, ["select", EXAMPLE, "--out", str(out), "--json"])
+    assert result.exit_code == 0
+    written = list(ctxselect.read_dump(out))
+    chosen = {row["query_id"]: row["ids"] for row in json.loads(result.stdout)["queries"]}
+    assert [q.selected for q in written] == [chosen[q.query_id] for q in written]
+    inspected = runner.invoke(app, ["inspect", str(out)])
+    assert inspected.exit_code == 0, inspected.output  # the optimizer's contexts pass the gate
+
+
+def test_select_bad_arguments_and_input(tmp_path):
+    result = runner.invoke(app, ["select", EXAMPLE, "--method", "best"])
+    assert result.exit_code == 2 and "best" in result.output
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"query_id": "q", "requirements": {"token_budget": 10}, "candidates": [{"id": "a"}]}\n')
+    out = tmp_path / "never.jsonl"
+    result = runner.invoke(app, ["select", str(bad), "--out", str(out)])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("ctxselect: error: ") and result.stderr.count("\n") == 1
+    assert "candidate 'a', field 'source'" in result.stderr
+    assert not out.exists()
