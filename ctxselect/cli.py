@@ -14,15 +14,19 @@ from typing import Annotated, Any, Callable
 import numpy as np
 import typer
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from .bench import BenchResult, run_bench, to_markdown
 from .dump import Query, read_dump, write_dump
+from .generate import GeneratorConfig, generate_queries
+from .plot import plot_bench
 from .errors import CtxSelectError, InputError
 from .inspection import QualityReport, report_for
 from .packing import pack
 from .quality import METRIC_NAMES
 from .selection import Selection, select
-from .selectors.registry import Method, Order
+from .selectors.registry import Method, Order, parse_choice
 
 app = typer.Typer(
     name="ctxselect",
@@ -37,6 +41,12 @@ EXIT_OK, EXIT_GATE_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 DumpPath = Annotated[Path, typer.Argument(help="A JSONL candidate dump (one query per line).",
                                           show_default=False)]
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON for machines instead of tables.")]
+
+
+def _console(stderr: bool = False) -> Console:
+    """A console as wide as the terminal, or 200 columns when the output is not a terminal."""
+    console = Console(stderr=stderr)
+    return console if console.is_terminal else Console(stderr=stderr, width=200)
 
 
 def _guarded(work: Callable[[], int]) -> None:
@@ -71,7 +81,7 @@ def _report_table(query_id: str, report: QualityReport) -> Table:
 
 
 def _inspect_dump(dump: Path, as_json: bool) -> int:
-    console = Console()
+    console = _console()
     results: list[dict[str, Any]] = []
     n_failed = n_total = 0
     for query in read_dump(dump):
@@ -123,7 +133,7 @@ def _selection_table(query: Query, selection: Selection) -> Table:
 
 def _select_dump(dump: Path, method: Method, order: Order, enforce_gate: bool, time_limit: float,
                  as_json: bool, out: Path | None, show_excluded: bool) -> int:
-    console = Console()
+    console = _console()
     results: list[dict[str, Any]] = []
     chosen: list[Query] = []
     for query in read_dump(dump):
@@ -169,6 +179,169 @@ def select_command(
 ) -> None:
     """Select each query's context and print it in assembly order, with the gate's verdict."""
     _guarded(lambda: _select_dump(dump, method, order, gate, time_limit, as_json, out, excluded))
+
+
+def _methods(value: str) -> list[str]:
+    return [parse_choice(Method, m.strip(), "--methods").value for m in value.split(",") if m.strip()]
+
+
+def _bench_tables(result: BenchResult) -> list[Table]:
+    main = Table(title=(f"{result.queries} queries"
+                        + ("" if result.can_pass is None else f"; {result.can_pass} can pass the gate "
+                                                              "(proven by the optimizer)")),
+                 title_justify="left")
+    has_gold = any(s.gold_queries for s in result.summaries)
+    columns = ["method", "objective", "vs best", "W/T/L", "gate", "tokens", "p50 ms", "p95 ms"]
+    if has_gold:
+        columns += ["recall", "all-gold", "precision", "distract.", "mid-third"]
+    for column in columns:
+        main.add_column(column, justify="left" if column == "method" else "right")
+    for s in result.summaries:
+        row = [s.method, f"{s.objective:.4f}", f"{s.objective_ratio_to_best:.3f}", f"{s.wins}/{s.ties}/{s.losses}",
+               f"{s.gate_passed}/{s.queries}", f"{s.tokens:,.0f}", f"{s.latency_p50 * 1e3:.1f}",
+               f"{s.latency_p95 * 1e3:.1f}"]
+        if has_gold:
+            g = s.gold
+            row += [f"{g.get('recall', 0):.3f}", f"{g.get('all_gold', 0):.3f}", f"{g.get('precision', 0):.3f}",
+                    f"{g.get('distractors', 0):.2f}", f"{g.get('middle_third', 0):.3f}"]
+        main.add_row(*row)
+    metrics = Table(title="quality metrics (mean)", title_justify="left")
+    metrics.add_column("metric")
+    for s in result.summaries:
+        metrics.add_column(s.method, justify="right")
+    for name in METRIC_NAMES:
+        metrics.add_row(name, *[f"{s.metrics[name]:.3f}" for s in result.summaries])
+    return [main, metrics]
+
+
+def _bench(dumps: list[Path], methods: str, budget: int | None, budget_scale: float | None, jobs: int,
+           time_limit: float, as_json: bool, plot: Path | None, markdown: bool) -> int:
+    names = _methods(methods)
+    queries = [q for dump in dumps for q in read_dump(dump)]
+    console = Console(stderr=True)
+    with Progress(TextColumn("bench"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console, disable=as_json or not console.is_terminal) as bar:
+        task = bar.add_task("bench", total=len(queries))
+        result = run_bench(queries, names, budget=budget, budget_scale=budget_scale, jobs=jobs,
+                           progress=lambda k: bar.update(task, completed=k),
+                           select_options={"time_limit": time_limit})
+    result.dumps = [str(d) for d in dumps]
+    if plot is not None:
+        plot_bench(result, plot)
+    if as_json:
+        sys.stdout.write(json.dumps(result.to_dict(), indent=2) + "\n")
+    elif markdown:
+        sys.stdout.write(to_markdown(result) + "\n")
+    else:
+        out = _console()
+        for table in _bench_tables(result):
+            out.print(table)
+        out.print("W/T/L: wins, ties and losses on the objective against greedy; gate: selections that pass; "
+                  "recall ... mid-third: over queries with gold (mid-third: share of selected gold in the "
+                  "middle third of the window).", highlight=False)
+    return EXIT_OK
+
+
+@app.command("bench")
+def bench_command(
+    dumps: Annotated[list[Path], typer.Argument(help="One or more JSONL candidate dumps.", show_default=False)],
+    methods: Annotated[str, typer.Option(help="Comma-separated methods to compare.")] = "greedy,topk,density,mmr,optimal",
+    budget: Annotated[int | None, typer.Option(min=1, help="Use this token budget for every query.")] = None,
+    budget_scale: Annotated[float | None, typer.Option(min=0.0, help="Scale every query's budget.")] = None,
+    jobs: Annotated[int, typer.Option(min=1, help="Worker processes.")] = 1,
+    time_limit: Annotated[float, typer.Option(min=0.001, help="Seconds per query for the optimizer.")] = 1.0,
+    as_json: JsonFlag = False,
+    plot: Annotated[Path | None, typer.Option(help="Write a PNG: quality against latency, metric bars.")] = None,
+    markdown: Annotated[bool, typer.Option("--markdown", help="Print the summary as a markdown table.")] = False,
+) -> None:
+    """Replay dumps through the selectors and compare them side by side."""
+    _guarded(lambda: _bench(dumps, methods, budget, budget_scale, jobs, time_limit, as_json, plot, markdown))
+
+
+def _compare(dump: Path, query_id: str, a: Method, b: Method, time_limit: float, as_json: bool) -> int:
+    query = next((q for q in read_dump(dump) if q.query_id == query_id), None)
+    if query is None:
+        raise InputError(file=str(dump), query_id=query_id, message="no such query in the dump")
+    sel = {side: select(query.candidates, query.requirements, query.query, m, time_limit=time_limit)
+           for side, m in (("a", a), ("b", b))}
+    if as_json:
+        sys.stdout.write(json.dumps({"query_id": query_id, "a": sel["a"].to_dict(), "b": sel["b"].to_dict(),
+                                     "metric_delta": {k: sel["b"].report.metrics[k] - sel["a"].report.metrics[k]
+                                                      for k in METRIC_NAMES}}, indent=2) + "\n")
+        return EXIT_OK
+    console = _console()
+    pos = {side: {cid: k for k, cid in enumerate(s.ids, start=1)} for side, s in sel.items()}
+    table = Table(title=f"{query_id}: {a.value} (A) vs {b.value} (B)", title_justify="left")
+    for column in ("id", "source", "tokens", "relevance", "A", "B", "left out because"):
+        table.add_column(column, justify="right" if column in ("tokens", "relevance", "A", "B") else "left")
+    for c in sorted(query.candidates, key=lambda c: -c.relevance):
+        in_a, in_b = pos["a"].get(c.id), pos["b"].get(c.id)
+        why_a, why_b = sel["a"].excluded.get(c.id), sel["b"].excluded.get(c.id)
+        if why_a is not None and why_a == why_b:
+            why = [f"both: {why_a}"]
+        else:
+            why = [f"{side}: {text}" for side, text in (("A", why_a), ("B", why_b)) if text is not None]
+        table.add_row(c.id, c.source, str(c.tokens), f"{c.relevance:.3f}", str(in_a or "-"), str(in_b or "-"),
+                      "; ".join(why))
+    console.print(table)
+    deltas = Table(title="metrics", title_justify="left")
+    for column in ("", "A", "B", "B - A"):
+        deltas.add_column(column, justify="left" if not column else "right")
+    ra, rb = sel["a"].report, sel["b"].report
+    deltas.add_row("objective", f"{sel['a'].objective:.4f}", f"{sel['b'].objective:.4f}",
+                   f"{sel['b'].objective - sel['a'].objective:+.4f}")
+    deltas.add_row("tokens", str(ra.tokens_used), str(rb.tokens_used), f"{rb.tokens_used - ra.tokens_used:+d}")
+    deltas.add_row("gate", "pass" if ra.passed else "fail", "pass" if rb.passed else "fail", "")
+    for name in METRIC_NAMES:
+        deltas.add_row(name, f"{ra.metrics[name]:.3f}", f"{rb.metrics[name]:.3f}",
+                       f"{rb.metrics[name] - ra.metrics[name]:+.3f}")
+    console.print(deltas)
+    return EXIT_OK
+
+
+@app.command("compare")
+def compare_command(
+    dump: DumpPath,
+    query: Annotated[str, typer.Option("--query", help="The query id.", show_default=False)],
+    a: Annotated[Method, typer.Option("--a", help="First method.")] = Method.GREEDY,
+    b: Annotated[Method, typer.Option("--b", help="Second method.")] = Method.OPTIMAL,
+    time_limit: Annotated[float, typer.Option(min=0.001, help="Seconds for the optimizer.")] = 1.0,
+    as_json: JsonFlag = False,
+) -> None:
+    """Two selections of one query side by side: what each took and left out, and why."""
+    _guarded(lambda: _compare(dump, query, a, b, time_limit, as_json))
+
+
+@app.command("gen")
+def gen_command(
+    out: Annotated[Path, typer.Argument(help="The dump to write (whole or not at all).", show_default=False)],
+    queries: Annotated[int, typer.Option(min=1)] = 20,
+    candidates: Annotated[int, typer.Option(min=1, help="Candidates per query.")] = 50,
+    words_mean: Annotated[int, typer.Option(min=1, help="Mean words per chunk.")] = 80,
+    words_spread: Annotated[float, typer.Option(min=0, max=1, help="Std of words / mean.")] = 0.5,
+    sources: Annotated[int, typer.Option(min=1)] = 4,
+    source_skew: Annotated[float, typer.Option(min=0, help="Zipf exponent of source shares.")] = 1.0,
+    required_sources: Annotated[int, typer.Option(min=0)] = 2,
+    aspects: Annotated[int, typer.Option(min=0, help="Required aspects per query.")] = 4,
+    gold_share: Annotated[float, typer.Option(min=0, max=1, help="Share of candidates that are gold.")] = 0.15,
+    duplicate_rate: Annotated[float, typer.Option(min=0, max=1)] = 0.08,
+    conflict_rate: Annotated[float, typer.Option(min=0, max=1, help="Chunks with a conflict field.")] = 0.08,
+    version_rate: Annotated[float, typer.Option(min=0, max=1, help="Chunks that are versions of a doc.")] = 0.08,
+    stale_rate: Annotated[float, typer.Option(min=0, max=1, help="Chunks past their validity window.")] = 0.1,
+    inadmissible_rate: Annotated[float, typer.Option(min=0, max=1)] = 0.05,
+    budget_factor: Annotated[float, typer.Option(min=0.01, help="Budget = factor x gold tokens.")] = 1.5,
+    embedding_dim: Annotated[int, typer.Option(min=0, help="0: no embeddings.")] = 0,
+    seed: Annotated[int, typer.Option(min=0)] = 0,
+) -> None:
+    """Write a synthetic candidate dump, deterministic from the seed, with gold labels."""
+    knobs = {k: v for k, v in locals().items() if k != "out"}
+
+    def work() -> int:
+        count = write_dump(out, generate_queries(GeneratorConfig(**knobs)))
+        typer.echo(f"wrote {count} queries to {out}")
+        return EXIT_OK
+
+    _guarded(work)
 
 
 @app.callback()

@@ -1,0 +1,118 @@
+"""`ctxselect bench`, `compare` and `gen` through CliRunner; bench figures equal the library's."""
+
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+import ctxselect
+from conftest import EXAMPLES
+from ctxselect.bench import gold_metrics, run_bench
+from ctxselect.cli import app
+
+runner = CliRunner()
+EXAMPLE = str(EXAMPLES / "support_desk.jsonl")
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    path = tmp_path_factory.mktemp("gen") / "gen.jsonl"
+    result = runner.invoke(app, ["gen", str(path), "--queries", "4", "--candidates", "30", "--seed", "5"])
+    assert result.exit_code == 0, result.output
+    return path
+
+
+def test_gen_is_deterministic_and_labelled(generated, tmp_path):
+    again = tmp_path / "again.jsonl"
+    assert runner.invoke(app, ["gen", str(again), "--queries", "4", "--candidates", "30", "--seed", "5"]).exit_code == 0
+    assert again.read_text() == generated.read_text()
+    queries = list(ctxselect.read_dump(generated))
+    assert len(queries) == 4 and all(len(q.candidates) == 30 and q.gold for q in queries)
+    other = tmp_path / "other.jsonl"
+    runner.invoke(app, ["gen", str(other), "--queries", "4", "--candidates", "30", "--seed", "6",
+                        "--embedding-dim", "8"])
+    assert other.read_text() != generated.read_text()
+    assert len(next(ctxselect.read_dump(other)).candidates[0].embedding) == 8
+
+
+def test_bench_json_equals_library(generated):
+    result = runner.invoke(app, ["bench", str(generated), EXAMPLE, "--json", "--methods", "greedy,density,optimal"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    queries = list(ctxselect.read_dump(generated)) + list(ctxselect.read_dump(EXAMPLE))
+    assert data["queries"] == len(queries) == 7
+    for record in data["records"]:
+        query = next(q for q in queries if q.query_id == record["query_id"])
+        sel = ctxselect.select(query.candidates, query.requirements, query.query, record["method"])
+        assert record["ids"] == sel.ids
+        assert record["objective"] == sel.objective
+        assert record["metrics"] == sel.report.metrics
+        assert record["gold"] == gold_metrics(query, sel.ids)
+    summary = {s["method"]: s for s in data["summaries"]}
+    greedy = [r["objective"] for r in data["records"] if r["method"] == "greedy"]
+    assert summary["greedy"]["objective"] == pytest.approx(np.mean(greedy))
+    assert summary["greedy"]["ties"] == 7
+    optimal = [r for r in data["records"] if r["method"] == "optimal"]
+    assert summary["optimal"]["wins"] + summary["optimal"]["ties"] + summary["optimal"]["losses"] == 7
+    assert data["queries_that_can_pass"] == sum(r["can_pass"] for r in optimal)
+
+
+def test_bench_table_budget_and_plot(generated, tmp_path):
+    plot = tmp_path / "bench.png"
+    result = runner.invoke(app, ["bench", str(generated), "--budget-scale", "0.5", "--plot", str(plot)])
+    assert result.exit_code == 0, result.output
+    assert "optimal" in result.output and "recall" in result.output
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    queries = list(ctxselect.read_dump(generated))
+    fixed = run_bench(queries, ["greedy"], budget=100)
+    assert all(r.budget == 100 and r.tokens <= 100 for r in fixed.records)
+    scaled = run_bench(queries, ["greedy"], budget_scale=0.5)
+    assert [r.budget for r in scaled.records] == [max(1, round(q.requirements.token_budget * 0.5)) for q in queries]
+
+
+def test_bench_jobs_give_the_same_records(generated):
+    queries = list(ctxselect.read_dump(generated))
+    one = run_bench(queries, ["greedy", "optimal"])
+    two = run_bench(queries, ["greedy", "optimal"], jobs=2)
+    assert [(r.query_id, r.method, r.ids, r.objective) for r in one.records] == \
+        [(r.query_id, r.method, r.ids, r.objective) for r in two.records]
+
+
+def test_gold_metrics_by_hand():
+    query = ctxselect.Query.from_dict({
+        "query_id": "q", "requirements": {"token_budget": 100}, "gold": [["a", "b"], ["c"]],
+        "candidates": [{"id": k, "source": "s", "tokens": 10, "relevance": 0.5} for k in "abcd"]})
+    g = gold_metrics(query, ["d", "a", "c"])
+    assert g["recall"] == 1.0 and g["all_gold"] == 1.0  # the set {c} is fully selected
+    assert g["precision"] == pytest.approx(2 / 3) and g["distractors"] == 1.0
+    assert g["middle_third"] == pytest.approx(0.5)  # a sits in the middle third, c at the end
+
+
+def test_compare(generated):
+    query_id = next(ctxselect.read_dump(EXAMPLE)).query_id
+    result = runner.invoke(app, ["compare", EXAMPLE, "--query", query_id, "--a", "greedy", "--b", "optimal"])
+    assert result.exit_code == 0, result.output
+    assert "both: inadmissible" in result.output and "B - A" in result.output
+    data = json.loads(runner.invoke(app, ["compare", EXAMPLE, "--query", query_id, "--json"]).stdout)
+    assert data["a"]["method"] == "greedy" and data["b"]["method"] == "optimal"
+
+
+def test_bad_arguments_and_dumps(tmp_path):
+    cases = [
+        (["bench", EXAMPLE, "--methods", "greedy,best"], "field '--methods': expected one of greedy"),
+        (["bench", EXAMPLE, "--methods", "greedy,greedy"], "each method once"),
+        (["compare", EXAMPLE, "--query", "nope"], "query 'nope': no such query in the dump"),
+        (["bench", str(tmp_path / "missing.jsonl")], "cannot open dump"),
+    ]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"query_id": "q", "requirements": {"token_budget": 5}, "candidates": [{"id": "a", "source": "s", "tokens": 1, "relevance": 2}]}\n')
+    cases.append((["bench", str(bad)], "line 1, query 'q', candidate 'a', field 'relevance'"))
+    cases.append((["compare", str(bad), "--query", "q"], "field 'relevance'"))
+    for args, fragment in cases:
+        result = runner.invoke(app, args)
+        assert result.exit_code == 2, (args, result.output)
+        assert fragment in result.stderr, (args, result.stderr)
+        assert result.stderr.count("\n") == 1
+    assert runner.invoke(app, ["bench", EXAMPLE, "--jobs", "0"]).exit_code == 2
+    assert runner.invoke(app, ["gen", str(tmp_path / "g.jsonl"), "--required-sources", "9"]).exit_code == 2
