@@ -45,11 +45,11 @@ def diagnose(problem: Problem, *, enforce_gate: bool) -> list[str]:
 
     if not eligible.any():
         out.append("no admissible candidate fits the budget")
-    n_required = problem.aspect_gain.size
+    n_required = problem.n_required
     if n_required and gate.min_coverage > 0:
         names = packed.aspect_names[:n_required]
         weights = packed.aspect_weights[:n_required]
-        reachable = problem.covers[eligible].any(axis=0)
+        reachable = problem.covers[eligible][:, :n_required].any(axis=0)
         for a in np.flatnonzero(~reachable).tolist():
             anyone = problem.covers[:, a].any()
             out.append(f"no {'admissible ' if anyone else ''}candidate covers aspect `{names[a]}`")

@@ -21,6 +21,7 @@ import numpy as np
 from . import checks
 from .errors import InputError
 from .packing import PackedCandidates
+from .query_terms import query_features
 from .signals import ConflictKind, Signals
 
 __all__ = ["ObjectiveWeights", "Problem", "adjacency", "agreement_covered", "build_problem", "score"]
@@ -42,6 +43,19 @@ class ObjectiveWeights:
         w_con, on the severity of each selected conflicting pair.
     tokens : float
         w_tok, on the share of the budget used.
+    sharpen : float
+        Exponent p on relevance (r^p): above 1, weak chunks count for less.
+    query_coverage : float
+        On the IDF-weighted share of the question's terms covered (needs ``query``).
+    expansion, title_link, time_match, source_match : float
+        On each chunk's query signals (:mod:`ctxselect.query_terms`; need ``query``).
+    same_document : float
+        On each selected pair of chunks from the same ``doc_id`` (diversity).
+    chunk_cost : float
+        A fixed cost per selected chunk: a chunk must earn its place.
+    relative_freshness : float
+        1: freshness enters the value relative to the freshest candidate (f / max f), so a set of
+        equally old candidates is not discounted to nothing; 0: absolute freshness.
     """
 
     relevance: float = 1.0
@@ -49,6 +63,15 @@ class ObjectiveWeights:
     redundancy: float = 1.0
     contradiction: float = 1.0
     tokens: float = 0.05
+    sharpen: float = 1.0
+    query_coverage: float = 0.0
+    expansion: float = 0.0
+    title_link: float = 0.0
+    time_match: float = 0.0
+    source_match: float = 0.0
+    same_document: float = 0.0
+    chunk_cost: float = 0.0
+    relative_freshness: float = 1.0
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -76,10 +99,13 @@ class Problem:
     ----------
     packed, signals, weights
     value : float64 (n,)
-        Per-chunk value w_rel·r_i·f_i − w_tok·T_i/B.
-    aspect_gain : float64 (A_required,)
-        What covering each required aspect adds (w_cov·ω_a/Σω).
-    covers : bool (n, A_required)
+        Per-chunk value (see the module docstring).
+    aspect_gain : float64 (A,)
+        What covering each aspect adds: the required aspects first (w_cov·ω_a/Σω), then the
+        question's terms (w_qcov·idf share).
+    covers : bool (n, A)
+    n_required : int
+        How many of the aspects are required ones (the gate's coverage counts only those).
     pair_i, pair_j, pair_penalty : the penalised pairs (i < j), penalty w_red·s + w_con·σ > 0
     hard_i, hard_j : pairs that may never be selected together (hard conflicts)
     hard_fields : tuple of int
@@ -101,6 +127,7 @@ class Problem:
     value: np.ndarray
     aspect_gain: np.ndarray
     covers: np.ndarray
+    n_required: int
     pair_i: np.ndarray
     pair_j: np.ndarray
     pair_penalty: np.ndarray
@@ -131,11 +158,30 @@ def _merge_pair_penalties(n: int, parts) -> tuple[np.ndarray, np.ndarray, np.nda
     return unique // n, unique % n, total
 
 
+def _same_document_pairs(packed: PackedCandidates) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs (i < j) of chunks with the same doc_id."""
+    out_i, out_j = [], []
+    with_doc = np.flatnonzero(packed.doc >= 0)
+    order = with_doc[np.argsort(packed.doc[with_doc], kind="stable")]
+    docs = packed.doc[order]
+    bounds = np.flatnonzero(np.concatenate(([True], docs[1:] != docs[:-1], [True])))
+    for start, stop in zip(bounds[:-1], bounds[1:]):
+        members = np.sort(order[start:stop])
+        if len(members) > 1:
+            a, b = np.triu_indices(len(members), 1)
+            out_i.append(members[a])
+            out_j.append(members[b])
+    if not out_i:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    return np.concatenate(out_i).astype(np.int64), np.concatenate(out_j).astype(np.int64)
+
+
 def build_problem(
     packed: PackedCandidates,
     signals: Signals,
     weights: ObjectiveWeights,
     *,
+    query: str | None = None,
     hard_conflict_severity: float = 1.0,
     exclude_outside_window: bool = True,
 ) -> Problem:
@@ -143,6 +189,8 @@ def build_problem(
 
     Parameters
     ----------
+    query : str, optional
+        The question's text, for the query-aware terms.
     hard_conflict_severity : float
         Contradictions at or above this severity, and every version conflict, are hard: the two
         chunks are never selected together. Lower ones are penalised.
@@ -151,17 +199,33 @@ def build_problem(
     """
     n = packed.n
     reqs = packed.requirements
-    value = weights.relevance * packed.relevance * signals.freshness - weights.tokens * packed.tokens / packed.budget
+    w = weights
+    freshness = signals.freshness
+    if w.relative_freshness > 0 and n and freshness.max() > 0:
+        relative = freshness / freshness.max()
+        freshness = w.relative_freshness * relative + (1.0 - w.relative_freshness) * freshness
+    value = (w.relevance * packed.relevance ** w.sharpen * freshness
+             - w.tokens * packed.tokens / packed.budget - w.chunk_cost)
     n_required = len(reqs.required_aspects)
     covers = packed.aspects[:, :n_required]
     omega = packed.aspect_weights[:n_required]
-    aspect_gain = weights.coverage * omega / omega.sum() if n_required else np.zeros(0)
+    aspect_gain = w.coverage * omega / omega.sum() if n_required else np.zeros(0)
+    uses_query = any(getattr(w, k) > 0 for k in ("query_coverage", "expansion", "title_link", "time_match",
+                                                 "source_match"))
+    if query and uses_query:
+        features = query_features(packed, query)
+        value = value + (w.expansion * features.expansion + w.title_link * features.title_link
+                         + w.time_match * features.time_match + w.source_match * features.source_match)
+        if w.query_coverage > 0 and features.terms:
+            covers = np.concatenate([covers, features.covers], axis=1)
+            aspect_gain = np.concatenate([aspect_gain, w.query_coverage * features.term_weight])
 
     red, con = signals.redundancy, signals.contradictions
-    pair_i, pair_j, pair_penalty = _merge_pair_penalties(n, [
-        (red.i, red.j, weights.redundancy * red.weight),
-        (con.i, con.j, weights.contradiction * con.weight),
-    ])
+    parts = [(red.i, red.j, w.redundancy * red.weight), (con.i, con.j, w.contradiction * con.weight)]
+    if w.same_document > 0:
+        di, dj = _same_document_pairs(packed)
+        parts.append((di, dj, np.full(len(di), w.same_document)))
+    pair_i, pair_j, pair_penalty = _merge_pair_penalties(n, parts)
 
     hard = (con.weight >= hard_conflict_severity - 1e-12) | ((con.kind & ConflictKind.VERSION) > 0)
     hard_fields = tuple(f for f in range(len(packed.field_names))
@@ -188,7 +252,7 @@ def build_problem(
 
     return Problem(
         packed=packed, signals=signals, weights=weights, value=value, aspect_gain=aspect_gain,
-        covers=covers, pair_i=pair_i, pair_j=pair_j, pair_penalty=pair_penalty,
+        covers=covers, n_required=n_required, pair_i=pair_i, pair_j=pair_j, pair_penalty=pair_penalty,
         hard_i=con.i[hard], hard_j=con.j[hard], hard_fields=hard_fields, superseded_by=superseded_by,
         groups=signals.duplicate_groups(), eligible=eligible, ineligible_reason=reasons,
     )

@@ -88,6 +88,7 @@ class Selection:
 def prepare(
     candidates,
     requirements,
+    query: str | None = None,
     *,
     weights: Mapping[str, float] | ObjectiveWeights | None = None,
     hard_conflict_severity: float = 1.0,
@@ -114,7 +115,8 @@ def prepare(
         merged.update(weights or {})
         objective_weights = ObjectiveWeights.from_mapping(merged)
     checks.number(hard_conflict_severity, "hard_conflict_severity", low=0.0, high=1.0)
-    problem = build_problem(packed, sig, objective_weights, hard_conflict_severity=hard_conflict_severity,
+    problem = build_problem(packed, sig, objective_weights, query=query,
+                            hard_conflict_severity=hard_conflict_severity,
                             exclude_outside_window=exclude_outside_window)
     t3 = time.perf_counter()
     timings.update(pack=t1 - t0, signals=t2 - t1, problem=t3 - t2)
@@ -254,7 +256,7 @@ def select(
         raise InputError(field="requirements", expected="requirements (at least a token_budget)",
                                 found=None, has_found=True)
     timings: dict[str, float] = {}
-    problem = prepare(candidates, requirements, weights=weights, hard_conflict_severity=hard_conflict_severity,
+    problem = prepare(candidates, requirements, query, weights=weights, hard_conflict_severity=hard_conflict_severity,
                       exclude_outside_window=exclude_outside_window, signal_options=signal_options,
                       token_counter=token_counter, timings=timings)
 

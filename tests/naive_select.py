@@ -46,10 +46,10 @@ def naive_feasible(problem, X, *, gate_on, sources_on):
         ok &= used <= math.floor(gate.max_token_utilization * packed.budget + 1e-9)
         ok &= used >= math.ceil(gate.min_token_utilization * packed.budget - 1e-9)
         ok &= count >= 1
-        n_req = problem.aspect_gain.size
+        n_req = problem.n_required
         if n_req:
             weights = packed.aspect_weights[:n_req]
-            covered = (X.astype(np.int64) @ problem.covers.astype(np.int64)) > 0
+            covered = (X.astype(np.int64) @ problem.covers[:, :n_req].astype(np.int64)) > 0
             ok &= covered @ weights >= gate.min_coverage * weights.sum() - 1e-9
         r = packed.relevance
         f = problem.signals.freshness

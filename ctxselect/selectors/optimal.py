@@ -215,7 +215,7 @@ def solve_optimal(
 
     # required aspects: y_a <= sum of the chunks covering a
     y_vars, y_gain = [], []
-    aspect_weights = packed.aspect_weights[: problem.aspect_gain.size]
+    aspect_weights = packed.aspect_weights[: problem.n_required]
     for a in range(problem.aspect_gain.size):
         coverers = [int(var_of[i]) for i in np.flatnonzero(problem.covers[:, a]).tolist() if var_of[i] >= 0]
         if not coverers:
@@ -231,7 +231,8 @@ def solve_optimal(
             b.linear(x, [1] * len(x), 1, len(x))  # an empty context fails the gate
         if aspect_weights.size and gate.min_coverage > 0:
             need = math.ceil(gate.min_coverage * aspect_weights.sum() * SCALE - 1e-3)
-            b.linear([y for y, _ in y_vars], [int(round(aspect_weights[a] * SCALE)) for _, a in y_vars],
+            required = [(y, a) for y, a in y_vars if a < problem.n_required]
+            b.linear([y for y, _ in required], [int(round(aspect_weights[a] * SCALE)) for _, a in required],
                      need, _INT64_MAX)
         if gate.min_freshness > 0:
             fresh = packed.relevance[core] * (problem.signals.freshness[core] - gate.min_freshness)

@@ -1,0 +1,39 @@
+"""Small, dependency-free text helpers: content terms and years."""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["content_terms", "years_in", "STOPWORDS"]
+
+_WORD = re.compile(r"[A-Za-z0-9\u00C0-\uFFFF]+")
+_YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
+
+STOPWORDS = frozenset("""
+a about above after again against all also am an and any are as at be because been before being
+below between both but by can could did do does doing down during each few for from further had has
+have having he her here hers herself him himself his how i if in into is it its itself just me more
+most my myself no nor not now of off on once only or other our ours ourselves out over own same she
+should so some such than that the their theirs them themselves then there these they this those
+through to too under until up very was we were what when where which while who whom why will with
+would you your yours yourself yourselves whose whether within without upon one two per via yes
+according article report reported reports said says say published
+""".split())
+
+
+def _stem(word: str) -> str:
+    """A light suffix strip, enough to match plurals and simple inflections."""
+    for suffix, keep in (("ies", "y"), ("sses", "ss"), ("s", "")):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
+            return word[: len(word) - len(suffix)] + keep
+    return word
+
+
+def content_terms(text: str) -> set[str]:
+    """Lower-cased, lightly stemmed words of ``text`` without stopwords and one-letter words."""
+    return {_stem(w) for w in (m.lower() for m in _WORD.findall(text)) if len(w) > 1 and w not in STOPWORDS}
+
+
+def years_in(text: str) -> list[int]:
+    """Four-digit years (1500–2099) mentioned in ``text``, in order of appearance."""
+    return [int(y) for y in _YEAR.findall(text)]
