@@ -131,11 +131,14 @@ def source_violations(problem: Problem, mask: np.ndarray) -> list[str]:
 
 
 def gate_violations(problem: Problem, mask: np.ndarray) -> list[str]:
-    """Gate conditions broken, plus any contradiction among the selected chunks when the gate
-    forbids contradictions (the optimizer forbids every detected conflict, drift included)."""
+    """Gate conditions the optimizer enforces that ``mask`` breaks, plus any contradiction among
+    the selected chunks when the gate forbids contradictions (the optimizer forbids every detected
+    conflict, drift included). An unset utilization ceiling is not enforced."""
     packed = problem.packed
     failures = evaluate_gate(quality_vector(packed, mask, problem.signals.freshness), packed.requirements.gate)
-    out = [f.condition for f in failures]
+    gate = packed.requirements.gate
+    out = [f.condition for f in failures
+           if not (f.condition == "max_token_utilization" and gate.max_token_utilization is None)]
     con = problem.signals.contradictions
     if packed.requirements.gate.max_contradiction_density <= 0 and len(con):
         if (mask[con.i] & mask[con.j]).any() and "max_contradiction_density" not in out:

@@ -58,9 +58,9 @@ def evaluate_gate(quality: QualityVector, gate: GateThresholds) -> list[GateFail
         fail("min_token_utilization", "token_utilization", gate.min_token_utilization,
              f"token utilization {tau:.3f} is below {gate.min_token_utilization:.3f}: "
              f"{quality.tokens_used} tokens leave the budget mostly unused")
-    if tau > gate.max_token_utilization + _TOLERANCE:
-        fail("max_token_utilization", "token_utilization", gate.max_token_utilization,
-             f"token utilization {tau:.3f} is above {gate.max_token_utilization:.3f}: "
+    if tau > gate.utilization_ceiling + _TOLERANCE:
+        fail("max_token_utilization", "token_utilization", gate.utilization_ceiling,
+             f"token utilization {tau:.3f} is above {gate.utilization_ceiling:.3f}: "
              f"{quality.tokens_used} tokens press against the budget"
              + (" (over it)" if tau > 1.0 else ""))
     if m["source_starvation"] > gate.max_source_starvation + _TOLERANCE:

@@ -204,21 +204,25 @@ def build_problem(
     if w.relative_freshness > 0 and n and freshness.max() > 0:
         relative = freshness / freshness.max()
         freshness = w.relative_freshness * relative + (1.0 - w.relative_freshness) * freshness
-    value = (w.relevance * packed.relevance ** w.sharpen * freshness
-             - w.tokens * packed.tokens / packed.budget - w.chunk_cost)
+    strength = packed.relevance.astype(np.float64)
     n_required = len(reqs.required_aspects)
     covers = packed.aspects[:, :n_required]
     omega = packed.aspect_weights[:n_required]
     aspect_gain = w.coverage * omega / omega.sum() if n_required else np.zeros(0)
     uses_query = any(getattr(w, k) > 0 for k in ("query_coverage", "expansion", "title_link", "time_match",
                                                  "source_match"))
-    if query and uses_query:
+    if query and uses_query and n:
         features = query_features(packed, query)
-        value = value + (w.expansion * features.expansion + w.title_link * features.title_link
-                         + w.time_match * features.time_match + w.source_match * features.source_match)
+        for name in ("expansion", "title_link", "time_match", "source_match"):
+            signal = getattr(features, name)
+            strength = strength + getattr(w, name) * (signal - signal.min())  # only differences count
+        if strength.max() > 0:
+            strength = strength / strength.max()
         if w.query_coverage > 0 and features.terms:
             covers = np.concatenate([covers, features.covers], axis=1)
             aspect_gain = np.concatenate([aspect_gain, w.query_coverage * features.term_weight])
+    value = (w.relevance * strength ** w.sharpen * freshness
+             - w.tokens * packed.tokens / packed.budget - w.chunk_cost)
 
     red, con = signals.redundancy, signals.contradictions
     parts = [(red.i, red.j, w.redundancy * red.weight), (con.i, con.j, w.contradiction * con.weight)]

@@ -76,7 +76,7 @@ def quality_vector(packed: PackedCandidates, mask: np.ndarray, freshness: np.nda
     tokens_used = int(packed.tokens[mask].sum())
     utilization = tokens_used / packed.budget
     gate = reqs.gate
-    risk = 0.0 if gate.min_token_utilization - _TOLERANCE <= utilization <= gate.max_token_utilization + _TOLERANCE else 1.0
+    risk = 0.0 if gate.min_token_utilization - _TOLERANCE <= utilization <= gate.utilization_ceiling + _TOLERANCE else 1.0
 
     n_sources_required = len(reqs.required_sources)
     counts = np.bincount(packed.source[mask], minlength=len(packed.source_names))

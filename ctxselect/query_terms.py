@@ -99,11 +99,11 @@ def query_features(packed: PackedCandidates, query: str | None, *, feedback: int
         if expansion.max() > 0:
             expansion /= expansion.max()
 
-    known = set(q_terms) | {t for k in order.tolist() for t in chunk_terms[k]}
+    known = set(content_terms(query)) | {t for k in order.tolist() for t in content_terms(packed.candidates[k].text)}
     title_link = np.zeros(n)
     for i, title in enumerate(titles):
         words = content_terms(title)
-        if words and i not in set(order.tolist()):
+        if words:
             title_link[i] = len(words & known) / len(words)
 
     query_years = years_in(query)

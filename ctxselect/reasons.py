@@ -77,7 +77,7 @@ def exclusion_reasons(problem: Problem, mask: np.ndarray, *, enforce_gate: bool,
 
     used = int(packed.tokens[mask].sum())
     capacity = packed.budget
-    if enforce_gate:
+    if enforce_gate and reqs.gate.max_token_utilization is not None:
         capacity = min(capacity, math.floor(reqs.gate.max_token_utilization * packed.budget + 1e-9))
     counts = np.bincount(packed.source[mask], minlength=len(packed.source_names))
     n_selected = int(mask.sum())

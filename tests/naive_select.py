@@ -43,7 +43,8 @@ def naive_feasible(problem, X, *, gate_on, sources_on):
     if reqs.max_chunks is not None:
         ok &= count <= reqs.max_chunks
     if gate_on:
-        ok &= used <= math.floor(gate.max_token_utilization * packed.budget + 1e-9)
+        if gate.max_token_utilization is not None:
+            ok &= used <= math.floor(gate.max_token_utilization * packed.budget + 1e-9)
         ok &= used >= math.ceil(gate.min_token_utilization * packed.budget - 1e-9)
         ok &= count >= 1
         n_req = problem.n_required
@@ -56,10 +57,15 @@ def naive_feasible(problem, X, *, gate_on, sources_on):
         with np.errstate(invalid="ignore", divide="ignore"):
             phi = np.where(X @ r > 0, (X @ (r * f)) / (X @ r), (X @ f) / np.maximum(count, 1))
         ok &= phi >= gate.min_freshness - 1e-9
+        con = problem.signals.contradictions
         if gate.max_contradiction_density <= 0:
-            con = problem.signals.contradictions
             for i, j in zip(con.i, con.j):
                 ok &= ~(X[:, i] & X[:, j])
+        else:
+            conflicts = np.zeros(len(X))
+            for i, j in zip(con.i, con.j):
+                conflicts += X[:, i] & X[:, j]
+            ok &= conflicts <= gate.max_contradiction_density * count * (count - 1) / 2 + 1e-9
         if gate.max_stale_risk is not None:
             stale = X @ (~packed.valid_now).astype(np.int64)
             ok &= stale <= gate.max_stale_risk * count + 1e-9

@@ -174,7 +174,8 @@ def solve_optimal(
     capacity = packed.budget
     low_tokens = 0
     if enforce_gate:
-        capacity = min(capacity, math.floor(gate.max_token_utilization * packed.budget + _TOL))
+        if gate.max_token_utilization is not None:  # unset: the whole budget may be used
+            capacity = min(capacity, math.floor(gate.max_token_utilization * packed.budget + _TOL))
         low_tokens = math.ceil(gate.min_token_utilization * packed.budget - _TOL)
     b.linear(x, tokens, low_tokens, capacity)
 
