@@ -253,7 +253,8 @@ def to_markdown(result: BenchResult) -> str:
             row += [f"{g['recall']:.3f}", f"{g['all_gold']:.3f}", f"{g['precision']:.3f}",
                     f"{g['distractors']:.2f}", f"{g['middle_third']:.3f}"]
         lines.append("| " + " | ".join(row) + " |")
-    can = "" if result.can_pass is None else f", {result.can_pass} of which can pass the gate"
+    can = ("" if result.can_pass is None
+           else f", {result.can_pass} of which can meet the gate's enforced conditions (proven by the optimizer)")
     gold = max((s.gold_queries for s in result.summaries), default=0)
     lines.append("")
     lines.append(f"{result.queries} queries{can}; gold metrics over {gold} queries with gold.")

@@ -187,8 +187,8 @@ def _methods(value: str) -> list[str]:
 
 def _bench_tables(result: BenchResult) -> list[Table]:
     main = Table(title=(f"{result.queries} queries"
-                        + ("" if result.can_pass is None else f"; {result.can_pass} can pass the gate "
-                                                              "(proven by the optimizer)")),
+                        + ("" if result.can_pass is None else f"; {result.can_pass} can meet the gate's "
+                                                              "enforced conditions (proven by the optimizer)")),
                  title_justify="left")
     has_gold = any(s.gold_queries for s in result.summaries)
     columns = ["method", "objective", "vs best", "W/T/L", "gate", "tokens", "p50 ms", "p95 ms"]
