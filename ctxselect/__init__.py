@@ -10,6 +10,7 @@ read_dump(path) / write_dump(path, queries)
 Candidate, Requirements, GateThresholds, Query, QualityReport, InputError
 """
 
+from .audit import AuditReport, audit
 from .candidate import Candidate
 from .dump import Query, read_dump, write_dump
 from .errors import CtxSelectError, InputError
@@ -27,6 +28,8 @@ from .tokens import default_token_counter, get_token_counter, set_token_counter
 __version__ = "0.1.0"
 
 __all__ = [
+    "AuditReport",
+    "audit",
     "Candidate",
     "ConflictKind",
     "CtxSelectError",
