@@ -4,6 +4,7 @@ Public API
 ----------
 select(candidates, requirements)   choose the context: optimizer or baselines, with reasons
 inspect(chunks, requirements)      score a context: the quality vector and the gate
+trace(chunks, prompts) / audit(...) which chunks reached the prompt; RAGScope's audit
 pack(candidates, requirements)     candidates as a struct of NumPy arrays
 signals(packed)                    freshness, sparse redundancy / contradiction pairs, clusters
 read_dump(path) / write_dump(path, queries)
@@ -11,23 +12,35 @@ Candidate, Requirements, GateThresholds, Query, QualityReport, InputError
 """
 
 from .audit import AuditReport, audit
+from .ablation import ablation_variants
 from .candidate import Candidate
 from .dump import Query, read_dump, write_dump
 from .errors import CtxSelectError, InputError
 from .gate import GateFailure
 from .inspection import QualityReport, inspect
 from .packing import PackedCandidates, pack
+from .labelled import labelled_metrics, self_consistency, summarize_labelled
 from .quality import METRIC_NAMES
+from .relevance import aggregate_relevance, relevance_band
 from .requirements import GateThresholds, Requirements
 from .objective import ObjectiveWeights, score
 from .selection import Selection, select
 from .selectors.registry import Method, Order
 from .signals import ConflictKind, Signals, signals
+from .trace import TracedChunk, trace
 from .tokens import default_token_counter, get_token_counter, set_token_counter
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "ablation_variants",
+    "aggregate_relevance",
+    "labelled_metrics",
+    "relevance_band",
+    "self_consistency",
+    "summarize_labelled",
+    "trace",
+    "TracedChunk",
     "AuditReport",
     "audit",
     "Candidate",

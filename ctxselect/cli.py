@@ -17,8 +17,10 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from .ablation import ablation_variants
+from .audit import audit
 from .bench import BenchResult, run_bench, to_markdown
-from .dump import Query, read_dump, write_dump
+from .dump import Query, read_dump, write_dump, write_jsonl
 from .generate import GeneratorConfig, generate_queries
 from .plot import plot_bench
 from .errors import CtxSelectError, InputError
@@ -27,6 +29,7 @@ from .packing import pack
 from .quality import METRIC_NAMES
 from .selection import Selection, select
 from .selectors.registry import Method, Order, parse_choice
+from .trace import trace
 
 app = typer.Typer(
     name="ctxselect",
@@ -342,6 +345,87 @@ def gen_command(
         return EXIT_OK
 
     _guarded(work)
+
+
+def _read_traces(path: Path):
+    """Lines of a trace file: ``{"trace_id"?, "chunks": [...], "prompts"?: [...]}``."""
+    try:
+        handle = open(path, encoding="utf-8")
+    except OSError as err:
+        raise InputError(file=str(path), message=f"cannot open trace file: {err.strerror or err}") from None
+    with handle:
+        for line_no, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                data = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise InputError(file=str(path), line=line_no, message=f"malformed JSON ({err})") from None
+            if not isinstance(data, dict) or not isinstance(data.get("chunks"), list):
+                raise InputError(file=str(path), line=line_no, field="chunks",
+                                 expected="an object with a list of chunks")
+            name = str(data.get("trace_id", data.get("name", f"line {line_no}")))
+            try:
+                chunks = data["chunks"]
+                if "prompts" in data:
+                    chunks = [c.to_dict() for c in trace(chunks, data["prompts"])]
+                yield name, audit(chunks)
+            except InputError as err:
+                raise err.located(file=str(path), line=line_no, query_id=name) from None
+
+
+def _audit(path: Path, as_json: bool) -> int:
+    results = list(_read_traces(path))
+    if not results:
+        raise InputError(file=str(path), message="the trace file holds no trace")
+    if as_json:
+        sys.stdout.write(json.dumps([{"trace_id": n, **r.to_dict()} for n, r in results], indent=2) + "\n")
+        return EXIT_OK
+    console = _console()
+    colour = {"PASS": "green", "WARN": "yellow", "FAIL": "red"}
+    for name, report in results:
+        console.print(f"[bold]{name}[/bold]  overall {report.overall}/100  "
+                      f"[{colour[report.label]}]{report.label}[/{colour[report.label]}]")
+        for sub in report.subscores:
+            console.print(f"   {sub.name:12s} {sub.score:3d}/100  {sub.finding}", highlight=False)
+        for line in report.recommendations:
+            console.print(f"   -> {line}", highlight=False)
+        console.print()
+    return EXIT_OK
+
+
+@app.command("audit")
+def audit_command(
+    traces: Annotated[Path, typer.Argument(help="JSONL: one trace per line, its chunks (observed fields, or "
+                                                 "texts with the trace's `prompts`).", show_default=False)],
+    as_json: JsonFlag = False,
+) -> None:
+    """Audit traces the way RAGScope does: precision, efficiency, uniqueness, coverage, rerank gain."""
+    _guarded(lambda: _audit(traces, as_json))
+
+
+def _ablate(dump: Path, out: Path, method: Method, seed: int, time_limit: float) -> int:
+    queries = list(read_dump(dump))
+    if not queries:
+        raise InputError(file=str(dump), message="the dump holds no query")
+    selections = [select(q.candidates, q.requirements, q.query, method, time_limit=time_limit).ids for q in queries]
+    rows = list(ablation_variants(queries, selections, seed=seed))
+    write_jsonl(out, rows)
+    typer.echo(f"wrote {len(rows)} variants of {len(queries)} queries to {out}")
+    return EXIT_OK
+
+
+@app.command("ablate")
+def ablate_command(
+    dump: DumpPath,
+    out: Annotated[Path, typer.Option("--out", help="JSONL to write (whole or not at all).", show_default=False)],
+    method: Annotated[Method, typer.Option(help="Selection method for the full context.")] = Method.OPTIMAL,
+    seed: Annotated[int, typer.Option(min=0, help="Seed of the shuffled variant.")] = 0,
+    time_limit: Annotated[float, typer.Option(min=0.001, help="Seconds per query for the optimizer.")] = 1.0,
+) -> None:
+    """Write the ablation variants (full, none, shuffled, truncated half / quarter, reordered) of
+    each query's selection, for your harness to run and diff."""
+    _guarded(lambda: _ablate(dump, out, method, seed, time_limit))
 
 
 @app.callback()

@@ -20,7 +20,7 @@ from .errors import InputError
 from .requirements import Requirements
 from .tokens import TokenCounter
 
-__all__ = ["Query", "read_dump", "write_dump"]
+__all__ = ["Query", "read_dump", "write_dump", "write_jsonl"]
 
 
 @dataclass(frozen=True)
@@ -190,6 +190,32 @@ def read_dump(path: str | os.PathLike, *, token_counter: TokenCounter | None = N
             yield query
 
 
+def write_jsonl(path: str | os.PathLike, rows: Iterable[Mapping[str, Any]]) -> int:
+    """Write JSON objects one per line, atomically (a temporary file in the same folder, renamed
+    over ``path`` only when every row is written)."""
+    target = Path(path)
+    directory = target.parent if str(target.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    count = 0
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            for row in rows:
+                try:
+                    line = json.dumps(row, ensure_ascii=False, allow_nan=False)
+                except (TypeError, ValueError) as err:
+                    raise InputError(file=str(path), message=f"row {count + 1} cannot be written as JSON ({err})") from None
+                out.write(line + "\n")
+                count += 1
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return count
+
+
 def write_dump(path: str | os.PathLike, queries: Iterable[Query | Mapping[str, Any]]) -> int:
     """Write queries as a JSONL dump, atomically: the file is written whole or not at all.
 
@@ -204,27 +230,4 @@ def write_dump(path: str | os.PathLike, queries: Iterable[Query | Mapping[str, A
     int
         The number of queries written.
     """
-    target = Path(path)
-    directory = target.parent if str(target.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
-    count = 0
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            for item in queries:
-                query = Query.from_dict(item)
-                try:
-                    line = json.dumps(query.to_dict(), ensure_ascii=False, allow_nan=False)
-                except (TypeError, ValueError) as err:
-                    raise InputError(query_id=query.query_id, file=str(path),
-                                     message=f"cannot be written as JSON ({err})") from None
-                out.write(line)
-                out.write("\n")
-                count += 1
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    return count
+    return write_jsonl(path, (Query.from_dict(item).to_dict() for item in queries))
