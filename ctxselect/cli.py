@@ -334,6 +334,12 @@ def gen_command(
     inadmissible_rate: Annotated[float, typer.Option(min=0, max=1)] = 0.05,
     budget_factor: Annotated[float, typer.Option(min=0.01, help="Budget = factor x gold tokens.")] = 1.5,
     embedding_dim: Annotated[int, typer.Option(min=0, help="0: no embeddings.")] = 0,
+    planted_rate: Annotated[float, typer.Option(min=0, max=1, help="Queries with a planted conflicting fact.")] = 0.0,
+    planted_majority_rate: Annotated[float, typer.Option(min=0, max=1, help="Share of plants where the false "
+                                                                           "value is the majority.")] = 0.0,
+    planted_true_copies: Annotated[int, typer.Option(min=1, help="Chunks stating the true value.")] = 2,
+    planted_favour_false: Annotated[float, typer.Option(min=0, max=1, help="Share of plants whose false "
+                                                                          "side is more relevant.")] = 0.5,
     seed: Annotated[int, typer.Option(min=0)] = 0,
 ) -> None:
     """Write a synthetic candidate dump, deterministic from the seed, with gold labels."""

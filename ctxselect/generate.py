@@ -42,15 +42,20 @@ class GeneratorConfig:
     inadmissible_rate: float = 0.05
     budget_factor: float = 1.5
     embedding_dim: int = 0
+    planted_rate: float = 0.0
+    planted_majority_rate: float = 0.0
+    planted_true_copies: int = 2
+    planted_favour_false: float = 0.5
     seed: int = 0
 
     def __post_init__(self) -> None:
         for name in ("queries", "candidates", "words_mean", "sources"):
             checks.integer(getattr(self, name), name, low=1)
-        for name in ("required_sources", "aspects", "embedding_dim", "seed"):
+        for name in ("required_sources", "aspects", "embedding_dim", "seed", "planted_true_copies"):
             checks.integer(getattr(self, name), name, low=0)
         for name in ("gold_share", "duplicate_rate", "conflict_rate", "version_rate", "stale_rate",
-                     "inadmissible_rate", "words_spread"):
+                     "inadmissible_rate", "words_spread", "planted_rate", "planted_majority_rate",
+                     "planted_favour_false"):
             checks.number(getattr(self, name), name, low=0.0, high=1.0)
         checks.number(self.source_skew, "source_skew", low=0.0)
         checks.number(self.budget_factor, "budget_factor", low=0.0, low_open=True)
@@ -134,10 +139,15 @@ def _query(rng, config: GeneratorConfig, q: int, vocabulary, sources, source_p) 
     for i in np.flatnonzero(rng.random(n) < config.version_rate).tolist():
         cands[i]["doc_id"] = f"q{q}-doc{int(rng.integers(0, docs))}"
         cands[i]["version"] = str(int(rng.integers(1, 4)))
+    gold_ids = [cands[i]["id"] for i in np.flatnonzero(is_gold)]
+    planted = _plant_conflict(rng, config, q, cands, topic, vocabulary, sources) if rng.random() < config.planted_rate else None
+    if planted:
+        gold_ids += planted["true"]
+    relevance = np.array([c["relevance"] for c in cands])
     order = np.argsort(-relevance, kind="stable")
     for rank, i in enumerate(order.tolist(), start=1):
         cands[i]["rank"] = rank
-    gold_tokens = sum(cands[i]["tokens"] for i in np.flatnonzero(is_gold))
+    gold_tokens = sum(c["tokens"] for c in cands if c["id"] in set(gold_ids))
     budget = max(1, int(np.ceil(config.budget_factor * gold_tokens)))
     present = sorted({c["source"] for c in cands})
     required = {s: 1 for s in sources[: config.required_sources] if s in present}
@@ -154,6 +164,40 @@ def _query(rng, config: GeneratorConfig, q: int, vocabulary, sources, source_p) 
     return Query(
         query_id=f"gen-{config.seed}-{q}", query=" ".join(topic[:6].tolist()), requirements=reqs,
         candidates=[Candidate.from_dict(c) for c in cands],
-        gold=[cands[i]["id"] for i in np.flatnonzero(is_gold)], selected=None,
-        extra={"meta": {"generator": asdict(config)}},
+        gold=gold_ids, selected=None,
+        extra={"meta": {"generator": asdict(config), **({"planted": planted} if planted else {})}},
     )
+
+
+_UNITS = ["people", "days", "percent", "units", "miles", "votes"]
+
+
+def _plant_conflict(rng, config: GeneratorConfig, q: int, cands: list, topic, vocabulary, sources) -> dict:
+    """Add chunks that state one fact: ``planted_true_copies`` with the true value, from distinct
+    documents and sources, and one (or, as the majority, copies + 1) with an edited value. The
+    false side's relevance is as high as the truth's, and higher with ``planted_favour_false``."""
+    subject = " ".join(rng.choice(topic, 3).tolist())
+    unit = str(rng.choice(_UNITS))
+    truth = int(rng.integers(100, 9000))
+    lie = truth * int(rng.integers(2, 5)) + int(rng.integers(1, 99))
+    majority_false = rng.random() < config.planted_majority_rate
+    n_true = config.planted_true_copies if not majority_false else 1
+    n_false = 1 if not majority_false else config.planted_true_copies + 1
+    relevance = round(float(rng.uniform(0.6, 0.9)), 4)
+    favour = rng.random() < config.planted_favour_false
+    out = {"true": [], "false": [], "value_true": truth, "value_false": lie, "majority": "false" if majority_false else "true"}
+    for side, count, value in (("true", n_true, truth), ("false", n_false, lie)):
+        for k in range(count):
+            filler = " ".join(rng.choice(vocabulary, 25).tolist())
+            text = (f"{' '.join(rng.choice(topic, 6).tolist())}. The official count for the {subject} reached "
+                    f"{value:,} {unit} according to the latest figures. {filler}")
+            cid = f"q{q}-fact-{side}{k}"
+            rel = relevance + (0.05 if side == "false" and favour else 0.0)
+            cands.append({
+                "id": cid, "source": str(sources[(k + (0 if side == "true" else 1)) % len(sources)]),
+                "text": text, "tokens": int(np.ceil(len(text.split()) * 1.3)), "relevance": min(1.0, rel),
+                "rank": 0, "timestamp": NOW - float(rng.uniform(1, 30)) * DAY, "scope": "public",
+                "doc_id": f"q{q}-factdoc-{side}{k}", "aspects": [],
+            })
+            out[side].append(cid)
+    return out

@@ -21,6 +21,7 @@ import numpy as np
 from . import checks
 from .errors import InputError
 from .packing import PackedCandidates
+from .corroboration import resolve_conflicts, superseded_versions
 from .query_terms import query_features
 from .signals import ConflictKind, Signals
 
@@ -119,6 +120,8 @@ class Problem:
         Chunks that may be selected at all (admissible, inside their validity window when
         required, not over the budget alone).
     ineligible_reason : dict position -> str
+    unresolved : dict (i, j) -> str
+        Claim conflicts that corroboration could not decide (the pair stays forbidden).
     """
 
     packed: PackedCandidates
@@ -138,6 +141,7 @@ class Problem:
     groups: list
     eligible: np.ndarray
     ineligible_reason: dict
+    unresolved: dict
 
     @property
     def n(self) -> int:
@@ -184,6 +188,7 @@ def build_problem(
     query: str | None = None,
     hard_conflict_severity: float = 1.0,
     exclude_outside_window: bool = True,
+    resolve_by_corroboration: bool = True,
 ) -> Problem:
     """Assemble the selection problem of one query.
 
@@ -196,6 +201,9 @@ def build_problem(
         chunks are never selected together. Lower ones are penalised.
     exclude_outside_window : bool
         Chunks outside their validity window at ``now`` are not eligible.
+    resolve_by_corroboration : bool
+        Drop the less corroborated side of each free-text claim conflict and older versions of a
+        document whose newer version is eligible (:mod:`ctxselect.corroboration`).
     """
     n = packed.n
     reqs = packed.requirements
@@ -234,9 +242,7 @@ def build_problem(
     hard = (con.weight >= hard_conflict_severity - 1e-12) | ((con.kind & ConflictKind.VERSION) > 0)
     hard_fields = tuple(f for f in range(len(packed.field_names))
                         if packed.field_severity[f] >= hard_conflict_severity - 1e-12)
-    version = (con.kind & ConflictKind.VERSION) > 0
-    superseded_by = {int(older): int(b if older == a else a) for a, b, older in
-                     zip(con.i[version], con.j[version], con.superseded[version]) if older >= 0}
+    superseded_by = superseded_versions(signals)
 
     eligible = packed.admissible.copy()
     reasons: dict[int, str] = {}
@@ -253,12 +259,20 @@ def build_problem(
     eligible &= ~too_big
     for i in np.flatnonzero(too_big).tolist():
         reasons[i] = f"over budget: {packed.tokens[i]} tokens alone exceed the budget of {packed.budget}"
+    unresolved: dict = {}
+    if resolve_by_corroboration:
+        resolution = resolve_conflicts(packed, signals, eligible)
+        for k, why in resolution.losers.items():
+            if eligible[k]:
+                eligible[k] = False
+                reasons[k] = why
+        unresolved = resolution.unresolved
 
     return Problem(
         packed=packed, signals=signals, weights=weights, value=value, aspect_gain=aspect_gain,
         covers=covers, n_required=n_required, pair_i=pair_i, pair_j=pair_j, pair_penalty=pair_penalty,
         hard_i=con.i[hard], hard_j=con.j[hard], hard_fields=hard_fields, superseded_by=superseded_by,
-        groups=signals.duplicate_groups(), eligible=eligible, ineligible_reason=reasons,
+        groups=signals.duplicate_groups(), eligible=eligible, ineligible_reason=reasons, unresolved=unresolved,
     )
 
 

@@ -18,6 +18,10 @@ def describe_conflict(problem: Problem, i: int, j: int) -> str:
     """What chunks i and j disagree on: fields, versions, or numbers in near-duplicate texts."""
     packed = problem.packed
     parts = [why for why, _ in pair_conflicts(packed, i, j)]
+    claims = (problem.signals.claim_conflicts or {}).get((min(i, j), max(i, j)), [])
+    for ca, cb in claims:
+        mine, theirs = (ca, cb) if i < j else (cb, ca)
+        parts.append(f"states {mine.raw!r} where it states {theirs.raw!r}")
     if not parts:
         only_i = _numbers(packed.candidates[i].text) - _numbers(packed.candidates[j].text)
         only_j = _numbers(packed.candidates[j].text) - _numbers(packed.candidates[i].text)
@@ -100,7 +104,9 @@ def exclusion_reasons(problem: Problem, mask: np.ndarray, *, enforce_gate: bool,
             continue
         partner = partner_of[i] if partner_of[i] >= 0 else next((j for j in pairwise.get(i, ()) if mask[j]), None)
         if partner is not None:
-            out[cid] = f"conflicts with `{ids[partner]}` ({describe_conflict(problem, i, partner)})"
+            pending = problem.unresolved.get((min(i, partner), max(i, partner)))
+            out[cid] = (pending.format(other=ids[partner]) if pending else
+                        f"conflicts with `{ids[partner]}` ({describe_conflict(problem, i, partner)})")
             continue
         group = group_of.get(i)
         if group is not None and mask[group].any():

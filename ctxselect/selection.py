@@ -93,6 +93,7 @@ def prepare(
     weights: Mapping[str, float] | ObjectiveWeights | None = None,
     hard_conflict_severity: float = 1.0,
     exclude_outside_window: bool = True,
+    resolve_by_corroboration: bool = True,
     signal_options: Mapping[str, Any] | None = None,
     token_counter: TokenCounter | None = None,
     timings: dict | None = None,
@@ -117,7 +118,8 @@ def prepare(
     checks.number(hard_conflict_severity, "hard_conflict_severity", low=0.0, high=1.0)
     problem = build_problem(packed, sig, objective_weights, query=query,
                             hard_conflict_severity=hard_conflict_severity,
-                            exclude_outside_window=exclude_outside_window)
+                            exclude_outside_window=exclude_outside_window,
+                            resolve_by_corroboration=resolve_by_corroboration)
     t3 = time.perf_counter()
     timings.update(pack=t1 - t0, signals=t2 - t1, problem=t3 - t2)
     return problem
@@ -196,6 +198,7 @@ def select(
     core_size: int = 300,
     hard_conflict_severity: float = 1.0,
     exclude_outside_window: bool = True,
+    resolve_by_corroboration: bool = True,
     signal_options: Mapping[str, Any] | None = None,
     token_counter: TokenCounter | None = None,
 ) -> Selection:
@@ -233,6 +236,10 @@ def select(
         together.
     exclude_outside_window : bool
         Chunks outside their validity window at ``now`` are never selected.
+    resolve_by_corroboration : bool
+        Of two chunks that state different values for the same claim, drop the side fewer
+        independent documents support (weighted by relevance × freshness); an even split keeps
+        both out of the same context. Older versions of a document give way to an eligible newer one.
     signal_options : dict, optional
         Keyword arguments of :func:`ctxselect.signals` (thresholds, similarity kind ...).
     token_counter : callable, optional
@@ -257,7 +264,8 @@ def select(
                                 found=None, has_found=True)
     timings: dict[str, float] = {}
     problem = prepare(candidates, requirements, query, weights=weights, hard_conflict_severity=hard_conflict_severity,
-                      exclude_outside_window=exclude_outside_window, signal_options=signal_options,
+                      exclude_outside_window=exclude_outside_window,
+                      resolve_by_corroboration=resolve_by_corroboration, signal_options=signal_options,
                       token_counter=token_counter, timings=timings)
 
     notes: dict[int, str] = {}

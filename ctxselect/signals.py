@@ -15,6 +15,7 @@ import numpy as np
 from rapidfuzz import fuzz, process
 
 from . import checks
+from .claims import find_claim_conflicts
 from .errors import InputError
 from .kernels.pairs import _components, _differing_code_pairs, _freshness
 from .kernels.similarity import cosine_pairs, minhash_pairs, text_signatures
@@ -29,6 +30,7 @@ class ConflictKind(IntFlag):
     FIELD = 1    #: a conflict field present in both with different values
     VERSION = 2  #: the same doc_id with a different version
     DRIFT = 4    #: near-duplicate texts whose numbers differ
+    CLAIM = 8    #: texts that state different values for the same claim
 
 
 @dataclass(frozen=True, eq=False)
@@ -88,6 +90,8 @@ class Signals:
         Connected components of the near-duplicate graph (labels 0..C-1).
     similarity : str
         ``"cosine"``, ``"minhash"`` or ``"none"``.
+    claim_conflicts, claim_agreements : dict (i, j) -> list of (Claim, Claim)
+        Free-text claims two chunks disagree / agree on (:mod:`ctxselect.claims`).
     """
 
     freshness: np.ndarray
@@ -96,6 +100,8 @@ class Signals:
     contradictions: ContradictionPairs
     clusters: np.ndarray
     similarity: str
+    claim_conflicts: dict = None
+    claim_agreements: dict = None
 
     def duplicate_groups(self) -> list[np.ndarray]:
         """The clusters with two or more members, each as sorted positions."""
@@ -221,6 +227,8 @@ def signals(
     shingle_size: int = 3,
     signature_bins: int = 128,
     drift_severity: float = 0.5,
+    claims: bool = True,
+    claim_severity: float = 1.0,
     zero_outside_window: bool = False,
     block_size: int = 512,
 ) -> Signals:
@@ -245,6 +253,11 @@ def signals(
         MinHash signature length.
     drift_severity : float
         Severity of a version-drift contradiction (near-duplicates whose numbers differ).
+    claims : bool
+        Detect free-text claims that disagree (numbers and dates about the same thing), among
+        pairs whose claims share a unit and context words (:mod:`ctxselect.claims`).
+    claim_severity : float
+        Severity of a claim contradiction (1.0: never both selected).
     zero_outside_window : bool
         Freshness 0 for chunks outside their validity window at ``now``.
     block_size : int
@@ -317,6 +330,13 @@ def signals(
         di, dj = _drift_pairs(packed, near_i, near_j)
         parts.append((di, dj, np.full(len(di), drift_severity), np.full(len(di), ConflictKind.DRIFT),
                       np.full(len(di), -1, np.int64)))
+    claim_conflicts, claim_agreements = {}, {}
+    if claims and any(t.strip() for t in texts):
+        claim_conflicts, claim_agreements = find_claim_conflicts(texts)
+        if claim_conflicts:
+            keys = np.array(sorted(claim_conflicts), dtype=np.int64).reshape(-1, 2)
+            parts.append((keys[:, 0], keys[:, 1], np.full(len(keys), claim_severity),
+                          np.full(len(keys), ConflictKind.CLAIM), np.full(len(keys), -1, np.int64)))
     contradictions = _merge_contradictions(n, parts)
 
     clusters = _components(n, ri[dup], rj[dup])
@@ -327,4 +347,6 @@ def signals(
         contradictions=contradictions,
         clusters=clusters,
         similarity=similarity,
+        claim_conflicts=claim_conflicts,
+        claim_agreements=claim_agreements,
     )

@@ -43,8 +43,11 @@ def test_version_conflict_names_the_older():
 
 
 def test_drift_and_duplicate_clusters():
-    body = ("The outage affected {n} people in the northern district on March 3, 2021, and crews "
-            "restored power to most homes within two days according to the utility company report")
+    body = ("The storm power outage in the northern district affected {n} people on March 3, 2021, and "
+            "crews restored power to most homes within two days according to the utility company report. "
+            "Engineers replaced damaged transformers along the coastal road, inspected every substation "
+            "in the valley, and published a detailed timeline of the repairs for residents and local "
+            "businesses who asked for compensation after the long weekend without electricity")
     packed = ctxselect.pack([
         cand("a", body.format(n="3,559")),
         cand("b", body.format(n="10,000")),
@@ -54,11 +57,16 @@ def test_drift_and_duplicate_clusters():
     s = signals(packed)
     assert s.similarity == "minhash"
     pairs = s.contradictions.as_dict()
-    assert pairs == {(0, 1): 0.5, (1, 2): 0.5}
-    assert all(k == ConflictKind.DRIFT for k in s.contradictions.kind)
+    assert pairs == {(0, 1): 1.0, (1, 2): 1.0}  # drift (0.5) and a claim conflict (1.0): the highest
+    assert all(k & ConflictKind.CLAIM for k in s.contradictions.kind)
+    assert any(k & ConflictKind.DRIFT for k in s.contradictions.kind)
+    assert [(a.raw, b.raw) for a, b in s.claim_conflicts[(0, 1)]] == [("3,559 people", "10,000 people")]
+    assert (0, 2) in s.claim_agreements  # "3,559" and "3559" are the same number
+    no_claims = signals(packed, claims=False).contradictions.as_dict()
+    assert no_claims == {(0, 1): 0.5, (1, 2): 0.5}
     assert s.clusters.tolist() == [0, 0, 0, 1]
     assert [g.tolist() for g in s.duplicate_groups()] == [[0, 1, 2]]
-    assert len(s.redundancy) == 3 and s.duplicate.tolist() == [True, False, True]  # "3,559" splits in two words
+    assert len(s.redundancy) == 3 and s.duplicate.all()
 
 
 def test_cosine_path_and_thresholds():

@@ -1,0 +1,100 @@
+"""Resolving contradictions by corroboration: keep the side more independent evidence supports.
+
+For each free-text claim two chunks disagree on, each side's *supporters* are the chunk itself
+and the candidates that state the same value for the same claim. A side's support is the sum,
+over its distinct documents (``doc_id``, else the chunk itself), of the best relevance × freshness
+in that document, so copies inside one document count once. The side with at least
+:data:`MARGIN` times the other's support and at least as many independent documents wins: every
+chunk of the losing side is dropped, with a reason naming the chunk it conflicts with, both
+values, and the count of supporting chunks on each side. Anything closer is *unresolved*: the two
+chunks are never selected together, and the reason says it was an even split.
+
+For versions of one document the newer version wins outright: an older version is dropped when
+a newer one is eligible.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .packing import PackedCandidates
+from .signals import ConflictKind, Signals
+
+__all__ = ["Resolution", "resolve_conflicts", "superseded_versions", "MARGIN"]
+
+MARGIN = 1.25
+
+
+@dataclass
+class Resolution:
+    """Chunks dropped by corroboration (position -> reason) and the unresolved pairs."""
+
+    losers: dict[int, str] = field(default_factory=dict)
+    unresolved: dict[tuple[int, int], str] = field(default_factory=dict)
+
+
+def _supporters(node: int, value, unit: str, agreements: dict) -> set[int]:
+    out = {node}
+    for (a, b), pairs in agreements.items():
+        if node not in (a, b):
+            continue
+        other = b if a == node else a
+        for ca, cb in pairs:
+            mine = ca if a == node else cb
+            if mine.value == value and mine.unit == unit:
+                out.add(other)
+    return out
+
+
+def _support(packed: PackedCandidates, weight: np.ndarray, members: set[int]) -> tuple[float, int]:
+    best: dict[object, float] = {}
+    for k in members:
+        group = ("doc", int(packed.doc[k])) if packed.doc[k] >= 0 else ("chunk", k)
+        best[group] = max(best.get(group, 0.0), float(weight[k]))
+    return sum(best.values()), len(best)
+
+
+def resolve_conflicts(packed: PackedCandidates, signals: Signals, eligible: np.ndarray) -> Resolution:
+    """Decide each free-text claim conflict by corroboration, and supersede older versions."""
+    out = Resolution()
+    ids = packed.ids
+    for older, newer in superseded_versions(signals).items():
+        if eligible[newer]:
+            out.losers.setdefault(older, f"superseded by `{ids[newer]}` (a newer version of the same document)")
+    conflicts = signals.claim_conflicts or {}
+    agreements = signals.claim_agreements or {}
+    weight = packed.relevance * signals.freshness
+    for (i, j), pairs in sorted(conflicts.items()):
+        for ci, cj in pairs:
+            side_i = {k for k in _supporters(i, ci.value, ci.unit, agreements) if eligible[k]}
+            side_j = {k for k in _supporters(j, cj.value, cj.unit, agreements) if eligible[k]}
+            both = side_i & side_j  # a chunk that states both values supports neither
+            side_i, side_j = side_i - both, side_j - both
+            if not side_i or not side_j:
+                continue
+            w_i, docs_i = _support(packed, weight, side_i)
+            w_j, docs_j = _support(packed, weight, side_j)
+            if w_i >= MARGIN * w_j and docs_i >= docs_j:
+                winner, loser, win_claim, lose_claim, win_side, lose_side = i, j, ci, cj, side_i, side_j
+            elif w_j >= MARGIN * w_i and docs_j >= docs_i:
+                winner, loser, win_claim, lose_claim, win_side, lose_side = j, i, cj, ci, side_j, side_i
+            else:
+                out.unresolved.setdefault((i, j), (
+                    f"unresolved conflict with `{{other}}`: {ci.raw!r} ({len(side_i)} supporting chunk(s)) vs "
+                    f"{cj.raw!r} ({len(side_j)} supporting chunk(s)), an even split"))
+                continue
+            for k in lose_side:
+                out.losers.setdefault(k, (
+                    f"contradicted by `{ids[winner]}`: states {lose_claim.raw!r} where {len(win_side)} chunk(s) "
+                    f"state {win_claim.raw!r} (this side: {len(lose_side)} chunk(s))"))
+    return out
+
+
+def superseded_versions(signals: Signals) -> dict[int, int]:
+    """Older chunk -> newer chunk, for version conflicts whose order is known."""
+    con = signals.contradictions
+    version = (con.kind & ConflictKind.VERSION) > 0
+    return {int(older): int(b if older == a else a)
+            for a, b, older in zip(con.i[version], con.j[version], con.superseded[version]) if older >= 0}
