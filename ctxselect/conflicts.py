@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .claims import find_claim_conflicts
 from .packing import NO_CODE, PackedCandidates
 
 __all__ = ["ConflictPair", "conflict_pairs", "pair_conflicts"]
@@ -65,10 +66,13 @@ def pair_conflicts(packed: PackedCandidates, i: int, j: int) -> list[tuple[str, 
     return out
 
 
-def conflict_pairs(packed: PackedCandidates, mask: np.ndarray | None = None) -> list[ConflictPair]:
+def conflict_pairs(packed: PackedCandidates, mask: np.ndarray | None = None, *, claims: bool = True,
+                   claim_severity: float = 1.0) -> list[ConflictPair]:
     """Every conflicting pair among the chunks selected by ``mask`` (all when ``None``).
 
-    Candidate pairs are found with vectorised comparisons, then each is described.
+    Field and version conflicts are found with vectorised comparisons; with ``claims``, free-text
+    claims that disagree too (:func:`ctxselect.claims.find_claim_conflicts`), quoted with their
+    values ("claim: '3,559 people' vs '10,000 people'").
 
     Parameters
     ----------
@@ -90,10 +94,17 @@ def conflict_pairs(packed: PackedCandidates, mask: np.ndarray | None = None) -> 
         doc = packed.doc[index]
         same_doc = (doc[:, None] == doc[None, :]) & (doc[:, None] != NO_CODE)
         hits |= same_doc & _pair_matrix(packed.version[index])
-    out = []
+    found: dict[tuple[int, int], list[tuple[str, float]]] = {}
     for a, b in zip(*np.nonzero(hits)):
         i, j = int(index[a]), int(index[b])
-        reasons = pair_conflicts(packed, i, j)
-        out.append(ConflictPair(packed.ids[i], packed.ids[j], max(sev for _, sev in reasons),
-                                tuple(why for why, _ in reasons)))
-    return out
+        found[(i, j)] = pair_conflicts(packed, i, j)
+    if claims:
+        texts = [packed.candidates[k].text for k in index.tolist()]
+        disagreements, _ = find_claim_conflicts(texts)
+        for (a, b), pairs in disagreements.items():
+            key = (int(index[a]), int(index[b]))
+            found.setdefault(key, []).extend(
+                (f"claim: {ca.raw!r} vs {cb.raw!r}", claim_severity) for ca, cb in pairs)
+    return [ConflictPair(packed.ids[i], packed.ids[j], max(sev for _, sev in reasons),
+                         tuple(why for why, _ in reasons))
+            for (i, j), reasons in sorted(found.items())]
