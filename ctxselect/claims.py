@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from datetime import date
 
 from rapidfuzz import fuzz
@@ -78,6 +79,12 @@ def _date(groups, order) -> str | None:
 def extract_claims(text: str) -> list[Claim]:
     """The numbers and dates stated in ``text`` with their context (years on their own are not
     claims: they name when, not what)."""
+    return list(_claims_of(text))
+
+
+@lru_cache(maxsize=8192)
+def _claims_of(text: str) -> tuple[Claim, ...]:
+    """Cached: one context is scored several times per call (signals, report, gate checks)."""
     claims: list[Claim] = []
     taken: list[tuple[int, int]] = []
     for pattern, order in _DATE_PATTERNS:
@@ -102,7 +109,7 @@ def extract_claims(text: str) -> list[Claim]:
         before = _content_words(text[max(0, m.start() - 80):m.start()])[-5:]
         raw = m.group(0) + (f" {after[0]}" if after and not percent else "")
         claims.append(Claim(value, raw.strip(), " ".join(before), unit, "number"))
-    return claims
+    return tuple(claims)
 
 
 def compare_claims(a: list[Claim], b: list[Claim], *, context_ratio: float = 90.0,

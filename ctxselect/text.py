@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 __all__ = ["content_terms", "years_in", "STOPWORDS"]
 
@@ -31,7 +32,12 @@ def _stem(word: str) -> str:
 
 def content_terms(text: str) -> set[str]:
     """Lower-cased, lightly stemmed words of ``text`` without stopwords and one-letter words."""
-    return {_stem(w) for w in (m.lower() for m in _WORD.findall(text)) if len(w) > 1 and w not in STOPWORDS}
+    return set(_terms_of(text))
+
+
+@lru_cache(maxsize=8192)
+def _terms_of(text: str) -> frozenset[str]:
+    return frozenset(_stem(w) for w in (m.lower() for m in _WORD.findall(text)) if len(w) > 1 and w not in STOPWORDS)
 
 
 def years_in(text: str) -> list[int]:

@@ -215,3 +215,9 @@ def _bucket_pairs(sorted_keys, order, max_bucket):
                     k += 1
         start = end
     return out_i, out_j
+
+
+# Serial twins for small inputs: launching the parallel kernels costs milliseconds (thread wake-up,
+# and waiting on BLAS's spinning threads), more than the work itself for a few dozen texts.
+_signatures_serial = serial(_signatures.py_func)
+_all_pairs_above_serial = serial(_all_pairs_above.py_func)
