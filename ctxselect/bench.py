@@ -26,7 +26,7 @@ from .selection import select
 from .selectors.registry import Method, parse_choice
 
 __all__ = ["QueryRecord", "MethodSummary", "BenchResult", "run_bench", "summarize", "gold_metrics",
-           "with_budget", "to_markdown", "from_dict"]
+           "with_budget", "summary_table", "to_markdown", "from_dict"]
 
 TIE_TOLERANCE = 1e-9
 
@@ -237,28 +237,38 @@ def summarize(records: list[QueryRecord], methods: list[str], *, queries: int) -
                        queries=queries)
 
 
-def to_markdown(result: BenchResult) -> str:
-    """The per-method summary as a markdown table (what ``ctxselect bench --markdown`` prints)."""
+SHORT_HEADERS = {"W/T/L vs greedy": "W/T/L", "gate pass": "gate", "gold recall": "recall",
+                 "distractors": "distract.", "gold mid-third": "mid-third"}
+
+
+def summary_table(result: BenchResult) -> tuple[list[str], list[list[str]], str]:
+    """The per-method summary as (headers, rows of formatted cells, caption), for every renderer."""
     has_gold = any(s.gold_queries for s in result.summaries)
     head = ["method", "objective", "vs best", "W/T/L vs greedy", "gate pass", "tokens", "p50 ms", "p95 ms"]
     if has_gold:
         head += ["gold recall", "all-gold", "precision", "distractors", "gold mid-third"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    rows = []
     for s in result.summaries:
         row = [s.method, f"{s.objective:.4f}", f"{s.objective_ratio_to_best:.3f}", f"{s.wins}/{s.ties}/{s.losses}",
                f"{s.gate_passed}/{s.queries}", f"{s.tokens:,.0f}", f"{s.latency_p50 * 1e3:.1f}",
                f"{s.latency_p95 * 1e3:.1f}"]
         if has_gold:
             g = s.gold
-            row += [f"{g['recall']:.3f}", f"{g['all_gold']:.3f}", f"{g['precision']:.3f}",
-                    f"{g['distractors']:.2f}", f"{g['middle_third']:.3f}"]
-        lines.append("| " + " | ".join(row) + " |")
+            row += [f"{g.get('recall', 0):.3f}", f"{g.get('all_gold', 0):.3f}", f"{g.get('precision', 0):.3f}",
+                    f"{g.get('distractors', 0):.2f}", f"{g.get('middle_third', 0):.3f}"]
+        rows.append(row)
     can = ("" if result.can_pass is None
            else f", {result.can_pass} of which can meet the gate's enforced conditions (proven by the optimizer)")
     gold = max((s.gold_queries for s in result.summaries), default=0)
-    lines.append("")
-    lines.append(f"{result.queries} queries{can}; gold metrics over {gold} queries with gold.")
-    return "\n".join(lines)
+    return head, rows, f"{result.queries} queries{can}; gold metrics over {gold} queries with gold."
+
+
+def to_markdown(result: BenchResult) -> str:
+    """The per-method summary as a markdown table (what ``ctxselect bench --markdown`` prints)."""
+    head, rows, caption = summary_table(result)
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines + ["", caption])
 
 
 def from_dict(data: dict) -> BenchResult:

@@ -19,7 +19,7 @@ from rich.table import Table
 
 from .ablation import ablation_variants
 from .audit import audit
-from .bench import BenchResult, run_bench, to_markdown
+from .bench import SHORT_HEADERS, BenchResult, run_bench, summary_table, to_markdown
 from .dump import Query, read_dump, write_dump, write_jsonl
 from .generate import GeneratorConfig, generate_queries
 from .plot import plot_bench
@@ -189,24 +189,11 @@ def _methods(value: str) -> list[str]:
 
 
 def _bench_tables(result: BenchResult) -> list[Table]:
-    main = Table(title=(f"{result.queries} queries"
-                        + ("" if result.can_pass is None else f"; {result.can_pass} can meet the gate's "
-                                                              "enforced conditions (proven by the optimizer)")),
-                 title_justify="left")
-    has_gold = any(s.gold_queries for s in result.summaries)
-    columns = ["method", "objective", "vs best", "W/T/L", "gate", "tokens", "p50 ms", "p95 ms"]
-    if has_gold:
-        columns += ["recall", "all-gold", "precision", "distract.", "mid-third"]
-    for column in columns:
-        main.add_column(column, justify="left" if column == "method" else "right")
-    for s in result.summaries:
-        row = [s.method, f"{s.objective:.4f}", f"{s.objective_ratio_to_best:.3f}", f"{s.wins}/{s.ties}/{s.losses}",
-               f"{s.gate_passed}/{s.queries}", f"{s.tokens:,.0f}", f"{s.latency_p50 * 1e3:.1f}",
-               f"{s.latency_p95 * 1e3:.1f}"]
-        if has_gold:
-            g = s.gold
-            row += [f"{g.get('recall', 0):.3f}", f"{g.get('all_gold', 0):.3f}", f"{g.get('precision', 0):.3f}",
-                    f"{g.get('distractors', 0):.2f}", f"{g.get('middle_third', 0):.3f}"]
+    head, rows, caption = summary_table(result)
+    main = Table(title=caption, title_justify="left")
+    for column in head:
+        main.add_column(SHORT_HEADERS.get(column, column), justify="left" if column == "method" else "right")
+    for row in rows:
         main.add_row(*row)
     metrics = Table(title="quality metrics (mean)", title_justify="left")
     metrics.add_column("metric")
