@@ -5,8 +5,8 @@ A *claim* is a value stated in a chunk — a number ("3,559", "1.5 million", "45
 before it and the word just after it (its unit: "people", "days"). Two chunks *disagree* on a
 claim when their contexts align (the same unit or date role, at least four preceding content
 words, and rapidfuzz's ``ratio`` of those words at or above 90) and the normalised values differ; they *agree*
-when the values are equal. Only candidate pairs whose claims share a unit and context words are
-compared (a hash join), never all pairs.
+when the values are equal. Only candidate pairs whose claims share a unit and their two nearest
+context words are compared (a hash join), never all pairs.
 """
 
 from __future__ import annotations
@@ -140,33 +140,31 @@ def compare_claims(a: list[Claim], b: list[Claim], *, context_ratio: float = 90.
     return disagree, agree
 
 
-def _candidate_pairs(claims: list[list[Claim]], min_shared: int) -> set[tuple[int, int]]:
-    """Pairs of texts with claims that share a kind, a unit and at least ``min_shared`` preceding
-    content words: a hash join on (kind, unit, word) keys, so only texts that talk about the same
-    thing are ever compared."""
+def _candidate_pairs(claims: list[list[Claim]], min_context_words: int) -> set[tuple[int, int]]:
+    """Pairs of texts with claims of the same kind and unit whose two nearest context words are
+    the same: a hash join on that key (aligned claims, whose contexts must match at ``ratio`` ≥ 90,
+    share it), so only texts that state something about the same thing are compared. Keys shared
+    by more than 200 texts are boilerplate and skipped."""
     buckets: dict[tuple, set[int]] = {}
     for t, items in enumerate(claims):
         for c in items:
-            for word in set(c.before.split()):
-                buckets.setdefault((c.kind, c.unit, word), set()).add(t)
-    shared: dict[tuple[int, int], int] = {}
+            words = c.before.split()
+            if len(words) >= min_context_words:
+                buckets.setdefault((c.kind, c.unit, " ".join(words[-2:])), set()).add(t)
+    pairs: set[tuple[int, int]] = set()
     for members in buckets.values():
-        if len(members) < 2 or len(members) > 200:  # a key shared by everything says nothing
-            continue
-        ordered = sorted(members)
-        for a in range(len(ordered)):
-            for b in range(a + 1, len(ordered)):
-                key = (ordered[a], ordered[b])
-                shared[key] = shared.get(key, 0) + 1
-    return {pair for pair, count in shared.items() if count >= min_shared}
+        if 2 <= len(members) <= 200:
+            ordered = sorted(members)
+            pairs.update((ordered[a], ordered[b]) for a in range(len(ordered)) for b in range(a + 1, len(ordered)))
+    return pairs
 
 
-def find_claim_conflicts(texts, *, context_ratio: float = 90.0, min_shared: int = 2):
+def find_claim_conflicts(texts, *, context_ratio: float = 90.0, min_context_words: int = 4):
     """Disagreeing and agreeing claims among ``texts``.
 
-    Candidate pairs are texts whose claims share a kind, a unit and at least ``min_shared``
-    preceding content words (a hash join on those keys; never all pairs); each candidate pair is
-    then aligned with :func:`compare_claims`.
+    Candidate pairs are texts whose claims share a kind, a unit and their two nearest context
+    words (a hash join on that key; never all pairs); each candidate pair is then aligned with
+    :func:`compare_claims`.
 
     Returns
     -------
@@ -175,8 +173,9 @@ def find_claim_conflicts(texts, *, context_ratio: float = 90.0, min_shared: int 
     conflicts: dict[tuple[int, int], list[tuple[Claim, Claim]]] = {}
     agreements: dict[tuple[int, int], list[tuple[Claim, Claim]]] = {}
     claims = [extract_claims(t) if t else [] for t in texts]
-    for i, j in sorted(_candidate_pairs(claims, min_shared)):
-        disagree, agree = compare_claims(claims[i], claims[j], context_ratio=context_ratio)
+    for i, j in sorted(_candidate_pairs(claims, min_context_words)):
+        disagree, agree = compare_claims(claims[i], claims[j], context_ratio=context_ratio,
+                                         min_context_words=min_context_words)
         if disagree:
             conflicts[(i, j)] = disagree
         if agree:
