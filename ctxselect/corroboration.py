@@ -1,7 +1,8 @@
 """Resolving contradictions by corroboration: keep the side more independent evidence supports.
 
-For each free-text claim two chunks disagree on, each side's *supporters* are the chunk itself
-and the candidates that state the same value for the same claim. A side's support is the sum,
+For each free-text claim two chunks disagree on, each side's *supporters* are the chunk itself,
+the candidates that state the same value for the same claim, and the candidates that state the
+same value with the same unit anywhere (other wording of the same fact). A side's support is the sum,
 over its distinct documents (``doc_id``, else the chunk itself), of the best relevance × freshness
 in that document, so copies inside one document count once. The side with at least
 :data:`MARGIN` times the other's support and at least as many independent documents wins: every
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .claims import extract_claims
 from .packing import PackedCandidates
 from .signals import ConflictKind, Signals
 
@@ -35,8 +37,20 @@ class Resolution:
     unresolved: dict[tuple[int, int], str] = field(default_factory=dict)
 
 
-def _supporters(node: int, value, unit: str, agreements: dict) -> set[int]:
-    out = {node}
+def _mentions(packed: PackedCandidates) -> dict[tuple, set[int]]:
+    """(kind, unit, value) -> the chunks that state that value with that unit anywhere."""
+    index: dict[tuple, set[int]] = {}
+    for k, cand in enumerate(packed.candidates):
+        for c in extract_claims(cand.text) if cand.text else ():
+            index.setdefault((c.kind, c.unit, c.value), set()).add(k)
+    return index
+
+
+def _supporters(node: int, claim, agreements: dict, mentions: dict) -> set[int]:
+    """The chunk, the chunks whose aligned claim states the same value, and the chunks that state
+    the same value with the same unit elsewhere in other words (weaker, but independent)."""
+    value, unit = claim.value, claim.unit
+    out = {node} | mentions.get((claim.kind, unit, value), set())
     for (a, b), pairs in agreements.items():
         if node not in (a, b):
             continue
@@ -66,10 +80,11 @@ def resolve_conflicts(packed: PackedCandidates, signals: Signals, eligible: np.n
     conflicts = signals.claim_conflicts or {}
     agreements = signals.claim_agreements or {}
     weight = packed.relevance * signals.freshness
+    mentions = _mentions(packed) if conflicts else {}
     for (i, j), pairs in sorted(conflicts.items()):
         for ci, cj in pairs:
-            side_i = {k for k in _supporters(i, ci.value, ci.unit, agreements) if eligible[k]}
-            side_j = {k for k in _supporters(j, cj.value, cj.unit, agreements) if eligible[k]}
+            side_i = {k for k in _supporters(i, ci, agreements, mentions) if eligible[k]}
+            side_j = {k for k in _supporters(j, cj, agreements, mentions) if eligible[k]}
             both = side_i & side_j  # a chunk that states both values supports neither
             side_i, side_j = side_i - both, side_j - both
             if not side_i or not side_j:

@@ -76,3 +76,12 @@ def test_planted_minority_falsehoods_are_left_out(seed):
         ids = set(ctxselect.select(q.candidates, q.requirements, q.query).ids)
         chosen_false += bool(ids & set(plant["false"]))
     assert chosen_false <= 1  # at most 4 % of queries
+
+
+def test_the_same_value_in_other_words_supports_a_side():
+    cands = [chunk("orig", "3,559", 0.8, "d1"), chunk("copy", "10,000", 0.9, "d2"),
+             {"id": "other", "source": "wire", "tokens": 30, "relevance": 0.5, "doc_id": "d3",
+              "text": "Rescue teams reached all 3559 people cut off by the flood within a day."}]
+    sel = ctxselect.select(cands, {"token_budget": 200})
+    assert "copy" not in sel.ids and "orig" in sel.ids
+    assert "2 chunk(s) state '3,559 people'" in sel.excluded["copy"]
