@@ -3,6 +3,7 @@ real dumps.
 
     python benchmarks/claim_conflicts.py planted [--queries 200]
     python benchmarks/claim_conflicts.py real PATH.jsonl [PATH.jsonl ...] [--sample 20]
+    python benchmarks/claim_conflicts.py real-planted PATH.jsonl [PATH.jsonl ...]
 """
 
 from __future__ import annotations
@@ -59,9 +60,45 @@ def real(paths: list[Path], sample: int, seed: int) -> None:
         print(f"- {name}: `{a.id}` {ca.raw!r} vs `{b.id}` {cb.raw!r} — context: '{ca.before}' / '{cb.before}'")
 
 
+def real_planted(paths: list[Path], seed: int) -> None:
+    """Plant misinformation into real dumps: for each labelled query, copy a gold chunk that states a
+    number, multiply one number by 2–4, give the copy the original's relevance (+0.01) and its own
+    document, and count the queries whose selection includes the copy."""
+    import dataclasses
+    import re
+
+    from ctxselect.candidate import Candidate
+
+    rng = random.Random(seed)
+    print("| dump | planted queries | default: copy selected | plain greedy: copy selected | default: original selected |")
+    print("|---|---|---|---|---|")
+    for path in paths:
+        planted = default_bad = greedy_bad = default_good = 0
+        for q in ctxselect.read_dump(path):
+            gold = [c for c in q.candidates if q.gold_sets and c.id in set().union(*q.gold_sets)]
+            source = next((c for c in gold if re.search(r"\b\d[\d,]*\b", c.text)), None)
+            if source is None:
+                continue
+            numbers = [m for m in re.finditer(r"\b\d[\d,]*\b", source.text)]
+            m = numbers[rng.randrange(len(numbers))]
+            value = int(m.group(0).replace(",", "")) if m.group(0).replace(",", "").isdigit() else 1
+            edited = source.text[:m.start()] + f"{value * rng.randint(2, 4):,}" + source.text[m.end():]
+            copy = dataclasses.replace(source, id=source.id + "#planted", text=edited,
+                                       relevance=min(1.0, source.relevance + 0.01), doc_id=source.id + "#planted")
+            cands = list(q.candidates) + [copy]
+            planted += 1
+            sel = set(ctxselect.select(cands, q.requirements, q.query).ids)
+            plain = set(ctxselect.select(cands, q.requirements, q.query, "greedy", resolve_by_corroboration=False).ids)
+            default_bad += copy.id in sel
+            greedy_bad += copy.id in plain
+            default_good += source.id in sel
+        print(f"| {path.stem} | {planted} | {default_bad / max(planted, 1):.1%} | {greedy_bad / max(planted, 1):.1%} | "
+              f"{default_good / max(planted, 1):.1%} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("mode", choices=["planted", "real"])
+    parser.add_argument("mode", choices=["planted", "real", "real-planted"])
     parser.add_argument("paths", nargs="*", type=Path)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--sample", type=int, default=20)
@@ -69,6 +106,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.mode == "planted":
         planted(args.queries, args.seed)
+    elif args.mode == "real-planted":
+        real_planted(args.paths, args.seed)
     else:
         real(args.paths, args.sample, args.seed)
 

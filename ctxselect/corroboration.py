@@ -7,8 +7,8 @@ over its distinct documents (``doc_id``, else the chunk itself), of the best rel
 in that document, so copies inside one document count once. The side with at least
 :data:`MARGIN` times the other's support and at least as many independent documents wins: every
 chunk of the losing side is dropped, with a reason naming the chunk it conflicts with, both
-values, and the count of supporting chunks on each side. Anything closer is *unresolved*: the two
-chunks are never selected together, and the reason says it was an even split.
+values, and the count of supporting chunks on each side. Anything closer is *unresolved*: by default both
+sides are left out (neither is corroborated), with a reason saying it was an even split.
 
 For versions of one document the newer version wins outright: an older version is dropped when
 a newer one is eligible.
@@ -22,7 +22,7 @@ import numpy as np
 
 from .claims import extract_claims
 from .packing import PackedCandidates
-from .signals import ConflictKind, Signals
+from .signals import ConflictKind, Signals, _numbers
 
 __all__ = ["Resolution", "resolve_conflicts", "superseded_versions", "MARGIN"]
 
@@ -70,8 +70,13 @@ def _support(packed: PackedCandidates, weight: np.ndarray, members: set[int]) ->
     return sum(best.values()), len(best)
 
 
-def resolve_conflicts(packed: PackedCandidates, signals: Signals, eligible: np.ndarray) -> Resolution:
-    """Decide each free-text claim conflict by corroboration, and supersede older versions."""
+def resolve_conflicts(packed: PackedCandidates, signals: Signals, eligible: np.ndarray, *,
+                      drop_unresolved: bool = True) -> Resolution:
+    """Decide each free-text claim conflict by corroboration, and supersede older versions.
+
+    With ``drop_unresolved`` (the default) both sides of an even split are left out — neither is
+    corroborated, and keeping the more relevant one would keep a planted copy whenever it was made
+    slightly more relevant; otherwise the pair is only forbidden together."""
     out = Resolution()
     ids = packed.ids
     for older, newer in superseded_versions(signals).items():
@@ -85,8 +90,8 @@ def resolve_conflicts(packed: PackedCandidates, signals: Signals, eligible: np.n
         for ci, cj in pairs:
             side_i = {k for k in _supporters(i, ci, agreements, mentions) if eligible[k]}
             side_j = {k for k in _supporters(j, cj, agreements, mentions) if eligible[k]}
-            both = side_i & side_j  # a chunk that states both values supports neither
-            side_i, side_j = side_i - both, side_j - both
+            both = (side_i & side_j) - {i, j}  # a third chunk stating both values supports neither
+            side_i, side_j = (side_i - both) - {j}, (side_j - both) - {i}
             if not side_i or not side_j:
                 continue
             w_i, docs_i = _support(packed, weight, side_i)
@@ -96,15 +101,68 @@ def resolve_conflicts(packed: PackedCandidates, signals: Signals, eligible: np.n
             elif w_j >= MARGIN * w_i and docs_j >= docs_i:
                 winner, loser, win_claim, lose_claim, win_side, lose_side = j, i, cj, ci, side_j, side_i
             else:
-                out.unresolved.setdefault((i, j), (
-                    f"unresolved conflict with `{{other}}`: {ci.raw!r} ({len(side_i)} supporting chunk(s)) vs "
-                    f"{cj.raw!r} ({len(side_j)} supporting chunk(s)), an even split"))
+                note = (f"{ci.raw!r} ({len(side_i)} supporting chunk(s)) vs {cj.raw!r} ({len(side_j)} "
+                        f"supporting chunk(s)), an even split")
+                if drop_unresolved:
+                    for side, other in ((side_i, j), (side_j, i)):
+                        for k in side:
+                            out.losers.setdefault(k, f"unresolved conflict with `{ids[other]}`: {note}; "
+                                                     "neither side is corroborated, both are left out")
+                else:
+                    out.unresolved.setdefault((i, j), f"unresolved conflict with `{{other}}`: {note}")
                 continue
             for k in lose_side:
                 out.losers.setdefault(k, (
                     f"contradicted by `{ids[winner]}`: states {lose_claim.raw!r} where {len(win_side)} chunk(s) "
                     f"state {win_claim.raw!r} (this side: {len(lose_side)} chunk(s))"))
+    _resolve_drift(packed, signals, eligible, weight, out, drop_unresolved)
     return out
+
+
+def _resolve_drift(packed, signals, eligible, weight, out: Resolution, drop_unresolved: bool) -> None:
+    """Near-duplicates whose numbers differ (DRIFT) that no aligned claim explains: each side is
+    supported by the chunks that state all of its differing numbers, decided as above."""
+    con = signals.contradictions
+    drift = ((con.kind & ConflictKind.DRIFT) > 0) & ((con.kind & ConflictKind.CLAIM) == 0)
+    if not drift.any():
+        return
+    numbers = [_numbers(c.text) for c in packed.candidates]
+    holders: dict[str, set[int]] = {}
+    for k, found in enumerate(numbers):
+        for value in found:
+            holders.setdefault(value, set()).add(k)
+    ids = packed.ids
+    for i, j in zip(con.i[drift].tolist(), con.j[drift].tolist()):
+        only_i, only_j = sorted(numbers[i] - numbers[j]), sorted(numbers[j] - numbers[i])
+        side_i = set.intersection(*(holders[v] for v in only_i)) | {i}
+        side_j = set.intersection(*(holders[v] for v in only_j)) | {j}
+        both = (side_i & side_j) - {i, j}
+        side_i = {k for k in (side_i - both) - {j} if eligible[k]}
+        side_j = {k for k in (side_j - both) - {i} if eligible[k]}
+        if not side_i or not side_j:
+            continue
+        w_i, docs_i = _support(packed, weight, side_i)
+        w_j, docs_j = _support(packed, weight, side_j)
+        vi, vj = ", ".join(only_i), ", ".join(only_j)
+        if w_i >= MARGIN * w_j and docs_i >= docs_j:
+            winner, lose_side, win_value, lose_value, win_side = i, side_j, vi, vj, side_i
+        elif w_j >= MARGIN * w_i and docs_j >= docs_i:
+            winner, lose_side, win_value, lose_value, win_side = j, side_i, vj, vi, side_j
+        elif drop_unresolved:
+            for side, other in ((side_i, j), (side_j, i)):
+                for k in side:
+                    out.losers.setdefault(k, (
+                        f"unresolved conflict with near-duplicate `{ids[other]}`: {vi} ({len(side_i)} "
+                        f"supporting chunk(s)) vs {vj} ({len(side_j)} supporting chunk(s)), an even split; "
+                        "neither side is corroborated, both are left out"))
+            continue
+        else:
+            out.unresolved.setdefault((i, j), f"unresolved conflict with near-duplicate `{{other}}`: {vi} vs {vj}")
+            continue
+        for k in lose_side:
+            out.losers.setdefault(k, (
+                f"contradicted by `{ids[winner]}`: a near-duplicate stating {lose_value} where {len(win_side)} "
+                f"chunk(s) state {win_value} (this side: {len(lose_side)} chunk(s))"))
 
 
 def superseded_versions(signals: Signals) -> dict[int, int]:

@@ -241,6 +241,7 @@ def signals(
     shingle_size: int = 3,
     signature_bins: int = 128,
     drift_severity: float = 0.5,
+    drift_threshold: float = 0.6,
     claims: bool = True,
     claim_severity: float = 1.0,
     zero_outside_window: bool = False,
@@ -267,6 +268,10 @@ def signals(
         MinHash signature length.
     drift_severity : float
         Severity of a version-drift contradiction (near-duplicates whose numbers differ).
+    drift_threshold : float
+        Text similarity (estimated Jaccard of word 3-shingles) from which two chunks whose numbers
+        differ count as drift; lower than the duplicate threshold because one edited number in a
+        short chunk changes three shingles (a 25-word chunk falls to ~0.78).
     claims : bool
         Detect free-text claims that disagree (numbers and dates about the same thing), among
         pairs whose claims share a unit and context words (:mod:`ctxselect.claims`); above
@@ -293,6 +298,7 @@ def signals(
     checks.integer(signature_bins, "signature_bins", low=8)
     checks.integer(block_size, "block_size", low=1)
     checks.number(drift_severity, "drift_severity", low=0.0, high=1.0)
+    checks.number(drift_threshold, "drift_threshold", low=0.0, high=1.0, low_open=True)
 
     n = packed.n
     texts = [c.text for c in packed.candidates]
@@ -326,7 +332,8 @@ def signals(
                 b = [texts[k] for k in rj[near]]
                 ratio = process.cpdist(a, b, scorer=fuzz.ratio, workers=1)
                 dup[near] = np.asarray(ratio) >= confirm_ratio
-        near_i, near_j = ri[near], rj[near]
+        drifting = rw >= min(dup_t, drift_threshold) if similarity == "minhash" else near
+        near_i, near_j = ri[drifting], rj[drifting]
         keep = rw >= red_t
         ri, rj, rw, dup = ri[keep], rj[keep], rw[keep], dup[keep]
 

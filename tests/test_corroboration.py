@@ -49,12 +49,19 @@ def test_copies_in_one_document_count_once():
 
 
 def test_even_split_is_unresolved():
-    cands = [chunk("a", "3,559", 0.8, "d1"), chunk("b", "10,000", 0.8, "d2")]
+    cands = [chunk("a", "3,559", 0.8, "d1"), chunk("b", "10,000", 0.8, "d2"),
+             {"id": "c", "source": "s", "tokens": 20, "relevance": 0.3, "text": "Unrelated weather notes."}]
     sel = ctxselect.select(cands, {"token_budget": 200})
-    assert len(sel.ids) == 1
-    left_out = next(c for c in ("a", "b") if c not in sel.ids)
-    assert sel.excluded[left_out].startswith("unresolved conflict with `")
-    assert "an even split" in sel.excluded[left_out]
+    assert sel.ids == ["c"]  # neither side is corroborated: both are left out
+    assert sel.excluded["a"] == ("unresolved conflict with `b`: '3,559 people' (1 supporting chunk(s)) vs "
+                                 "'10,000 people' (1 supporting chunk(s)), an even split; neither side is "
+                                 "corroborated, both are left out")
+    assert sel.excluded["b"].startswith("unresolved conflict with `a`")
+    from ctxselect.corroboration import resolve_conflicts
+    from ctxselect.selection import prepare
+    problem = prepare(cands, {"token_budget": 200})
+    kept = resolve_conflicts(problem.packed, problem.signals, problem.packed.admissible, drop_unresolved=False)
+    assert list(kept.unresolved) == [(0, 1)] and not kept.losers
 
 
 def test_inspect_lists_free_text_conflicts():
