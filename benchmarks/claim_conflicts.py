@@ -67,7 +67,6 @@ def real_planted(paths: list[Path], seed: int) -> None:
     import dataclasses
     import re
 
-    from ctxselect.candidate import Candidate
 
     rng = random.Random(seed)
     print("| dump | planted queries | default: copy selected | plain greedy: copy selected | default: original selected |")

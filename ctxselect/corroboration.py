@@ -70,6 +70,43 @@ def _support(packed: PackedCandidates, weight: np.ndarray, members: set[int]) ->
     return sum(best.values()), len(best)
 
 
+def _decide(packed: PackedCandidates, weight: np.ndarray, out: Resolution, pair: tuple[int, int],
+            sides: tuple[set[int], set[int]], values: tuple[str, str], drop_unresolved: bool,
+            what: str = "", eligible: np.ndarray | None = None) -> None:
+    """Weigh the two sides of one disagreement and record the losers (or the even split).
+
+    ``sides`` hold each side's supporters (chunk i's first); a third chunk on both sides supports
+    neither; ``values`` are the two statements as quoted in the reasons; ``what`` qualifies the
+    partner ("near-duplicate ")."""
+    i, j = pair
+    both = (sides[0] & sides[1]) - {i, j}
+    side_i = {k for k in (sides[0] - both) - {j} if eligible is None or eligible[k]}
+    side_j = {k for k in (sides[1] - both) - {i} if eligible is None or eligible[k]}
+    if not side_i or not side_j:
+        return
+    (w_i, docs_i), (w_j, docs_j) = _support(packed, weight, side_i), _support(packed, weight, side_j)
+    ids, (v_i, v_j) = packed.ids, values
+    if w_i >= MARGIN * w_j and docs_i >= docs_j:
+        winner, win, lose, win_value, lose_value = i, side_i, side_j, v_i, v_j
+    elif w_j >= MARGIN * w_i and docs_j >= docs_i:
+        winner, win, lose, win_value, lose_value = j, side_j, side_i, v_j, v_i
+    else:
+        note = (f"{v_i} ({len(side_i)} supporting chunk(s)) vs {v_j} ({len(side_j)} supporting chunk(s)), "
+                "an even split")
+        if not drop_unresolved:
+            out.unresolved.setdefault(pair, f"unresolved conflict with {what}`{{other}}`: {note}")
+            return
+        for side, other in ((side_i, j), (side_j, i)):
+            for k in side:
+                out.losers.setdefault(k, f"unresolved conflict with {what}`{ids[other]}`: {note}; neither side "
+                                         "is corroborated, both are left out")
+        return
+    for k in lose:
+        out.losers.setdefault(k, f"contradicted by `{ids[winner]}`: {'a near-duplicate ' if what else ''}states "
+                                 f"{lose_value} where {len(win)} chunk(s) state {win_value} "
+                                 f"(this side: {len(lose)} chunk(s))")
+
+
 def resolve_conflicts(packed: PackedCandidates, signals: Signals, eligible: np.ndarray, *,
                       drop_unresolved: bool = True) -> Resolution:
     """Decide each free-text claim conflict by corroboration, and supersede older versions.
@@ -78,43 +115,18 @@ def resolve_conflicts(packed: PackedCandidates, signals: Signals, eligible: np.n
     corroborated, and keeping the more relevant one would keep a planted copy whenever it was made
     slightly more relevant; otherwise the pair is only forbidden together."""
     out = Resolution()
-    ids = packed.ids
     for older, newer in superseded_versions(signals).items():
         if eligible[newer]:
-            out.losers.setdefault(older, f"superseded by `{ids[newer]}` (a newer version of the same document)")
+            out.losers.setdefault(older, f"superseded by `{packed.ids[newer]}` (a newer version of the same document)")
     conflicts = signals.claim_conflicts or {}
     agreements = signals.claim_agreements or {}
     weight = packed.relevance * signals.freshness
     mentions = _mentions(packed) if conflicts else {}
     for (i, j), pairs in sorted(conflicts.items()):
         for ci, cj in pairs:
-            side_i = {k for k in _supporters(i, ci, agreements, mentions) if eligible[k]}
-            side_j = {k for k in _supporters(j, cj, agreements, mentions) if eligible[k]}
-            both = (side_i & side_j) - {i, j}  # a third chunk stating both values supports neither
-            side_i, side_j = (side_i - both) - {j}, (side_j - both) - {i}
-            if not side_i or not side_j:
-                continue
-            w_i, docs_i = _support(packed, weight, side_i)
-            w_j, docs_j = _support(packed, weight, side_j)
-            if w_i >= MARGIN * w_j and docs_i >= docs_j:
-                winner, loser, win_claim, lose_claim, win_side, lose_side = i, j, ci, cj, side_i, side_j
-            elif w_j >= MARGIN * w_i and docs_j >= docs_i:
-                winner, loser, win_claim, lose_claim, win_side, lose_side = j, i, cj, ci, side_j, side_i
-            else:
-                note = (f"{ci.raw!r} ({len(side_i)} supporting chunk(s)) vs {cj.raw!r} ({len(side_j)} "
-                        f"supporting chunk(s)), an even split")
-                if drop_unresolved:
-                    for side, other in ((side_i, j), (side_j, i)):
-                        for k in side:
-                            out.losers.setdefault(k, f"unresolved conflict with `{ids[other]}`: {note}; "
-                                                     "neither side is corroborated, both are left out")
-                else:
-                    out.unresolved.setdefault((i, j), f"unresolved conflict with `{{other}}`: {note}")
-                continue
-            for k in lose_side:
-                out.losers.setdefault(k, (
-                    f"contradicted by `{ids[winner]}`: states {lose_claim.raw!r} where {len(win_side)} chunk(s) "
-                    f"state {win_claim.raw!r} (this side: {len(lose_side)} chunk(s))"))
+            sides = (_supporters(i, ci, agreements, mentions), _supporters(j, cj, agreements, mentions))
+            _decide(packed, weight, out, (i, j), sides, (repr(ci.raw), repr(cj.raw)), drop_unresolved,
+                    eligible=eligible)
     _resolve_drift(packed, signals, eligible, weight, out, drop_unresolved)
     return out
 
@@ -131,38 +143,12 @@ def _resolve_drift(packed, signals, eligible, weight, out: Resolution, drop_unre
     for k, found in enumerate(numbers):
         for value in found:
             holders.setdefault(value, set()).add(k)
-    ids = packed.ids
     for i, j in zip(con.i[drift].tolist(), con.j[drift].tolist()):
         only_i, only_j = sorted(numbers[i] - numbers[j]), sorted(numbers[j] - numbers[i])
-        side_i = set.intersection(*(holders[v] for v in only_i)) | {i}
-        side_j = set.intersection(*(holders[v] for v in only_j)) | {j}
-        both = (side_i & side_j) - {i, j}
-        side_i = {k for k in (side_i - both) - {j} if eligible[k]}
-        side_j = {k for k in (side_j - both) - {i} if eligible[k]}
-        if not side_i or not side_j:
-            continue
-        w_i, docs_i = _support(packed, weight, side_i)
-        w_j, docs_j = _support(packed, weight, side_j)
-        vi, vj = ", ".join(only_i), ", ".join(only_j)
-        if w_i >= MARGIN * w_j and docs_i >= docs_j:
-            winner, lose_side, win_value, lose_value, win_side = i, side_j, vi, vj, side_i
-        elif w_j >= MARGIN * w_i and docs_j >= docs_i:
-            winner, lose_side, win_value, lose_value, win_side = j, side_i, vj, vi, side_j
-        elif drop_unresolved:
-            for side, other in ((side_i, j), (side_j, i)):
-                for k in side:
-                    out.losers.setdefault(k, (
-                        f"unresolved conflict with near-duplicate `{ids[other]}`: {vi} ({len(side_i)} "
-                        f"supporting chunk(s)) vs {vj} ({len(side_j)} supporting chunk(s)), an even split; "
-                        "neither side is corroborated, both are left out"))
-            continue
-        else:
-            out.unresolved.setdefault((i, j), f"unresolved conflict with near-duplicate `{{other}}`: {vi} vs {vj}")
-            continue
-        for k in lose_side:
-            out.losers.setdefault(k, (
-                f"contradicted by `{ids[winner]}`: a near-duplicate stating {lose_value} where {len(win_side)} "
-                f"chunk(s) state {win_value} (this side: {len(lose_side)} chunk(s))"))
+        sides = (set.intersection(*(holders[v] for v in only_i)) | {i},
+                 set.intersection(*(holders[v] for v in only_j)) | {j})
+        _decide(packed, weight, out, (i, j), sides, (", ".join(only_i), ", ".join(only_j)), drop_unresolved,
+                what="near-duplicate ", eligible=eligible)
 
 
 def superseded_versions(signals: Signals) -> dict[int, int]:

@@ -16,7 +16,6 @@ from enum import Enum
 from typing import Iterable, Mapping
 
 from . import checks
-from .errors import InputError
 
 __all__ = ["Aggregation", "aggregate_relevance", "relevance_band", "LOW_SCORE", "LOW_PENALTY"]
 

@@ -1,6 +1,5 @@
 """Every signal kernel against its plain-Python twin: fixed, random and edge inputs."""
 
-import math
 import random
 
 import numpy as np

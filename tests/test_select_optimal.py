@@ -1,6 +1,5 @@
 """The optimizer against brute force over every subset (n <= 12..14), and the baselines against it."""
 
-import numpy as np
 import pytest
 
 import ctxselect

@@ -9,9 +9,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import prange
 
-from .._jit import parallel, serial
+from .._jit import serial
 
 
 @serial
