@@ -93,21 +93,24 @@ def _signatures(buf, offsets, shingle, bins):
 
 
 @serial
+def _equal_bins(sig, i, j):
+    """How many bins the signatures of texts i and j share; -1 when either text is empty."""
+    if sig[i, 0] == EMPTY or sig[j, 0] == EMPTY:
+        return -1
+    same = 0
+    for k in range(sig.shape[1]):
+        if sig[i, k] == sig[j, k]:
+            same += 1
+    return same
+
+
+@serial
 def _signature_similarity(sig, pair_i, pair_j):
     """Share of equal bins for each pair; 0 when either text is empty (all bins EMPTY)."""
     bins = sig.shape[1]
     out = np.empty(pair_i.shape[0], dtype=np.float64)
     for e in range(pair_i.shape[0]):
-        a = sig[pair_i[e]]
-        b = sig[pair_j[e]]
-        if a[0] == EMPTY or b[0] == EMPTY:
-            out[e] = 0.0
-            continue
-        same = 0
-        for k in range(bins):
-            if a[k] == b[k]:
-                same += 1
-        out[e] = same / bins
+        out[e] = max(_equal_bins(sig, pair_i[e], pair_j[e]), 0) / bins
     return out
 
 
@@ -118,17 +121,9 @@ def _all_pairs_above(sig, threshold):
     need = int(np.ceil(threshold * bins - 1e-9))
     counts = np.zeros(n, dtype=np.int64)
     for i in prange(n):
-        if sig[i, 0] == EMPTY:
-            continue
         c = 0
         for j in range(i + 1, n):
-            if sig[j, 0] == EMPTY:
-                continue
-            same = 0
-            for k in range(bins):
-                if sig[i, k] == sig[j, k]:
-                    same += 1
-            if same >= need:
+            if _equal_bins(sig, i, j) >= need:
                 c += 1
         counts[i] = c
     offsets = np.zeros(n + 1, dtype=np.int64)
@@ -138,16 +133,9 @@ def _all_pairs_above(sig, threshold):
     out_j = np.empty(offsets[n], dtype=np.int64)
     out_w = np.empty(offsets[n], dtype=np.float64)
     for i in prange(n):
-        if sig[i, 0] == EMPTY:
-            continue
         k = offsets[i]
         for j in range(i + 1, n):
-            if sig[j, 0] == EMPTY:
-                continue
-            same = 0
-            for b in range(bins):
-                if sig[i, b] == sig[j, b]:
-                    same += 1
+            same = _equal_bins(sig, i, j)
             if same >= need:
                 out_i[k] = i
                 out_j[k] = j
