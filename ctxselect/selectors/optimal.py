@@ -276,6 +276,7 @@ def solve_optimal(
     params.random_seed = 0
     params.symmetry_level = 0            # measured: 20-30 % faster at n = 200-2,000, same optima
     params.cp_model_probing_level = 0
+    params.cp_model_presolve = False     # measured: p50 18 -> 12.5 ms at n = 200, 23 -> 20 ms on a 300 core
     params.max_time_in_seconds = max(time_limit - (built - started), 0.001)
     status = solver.solve(b.model)
     solved = time.perf_counter()
