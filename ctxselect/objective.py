@@ -2,9 +2,14 @@
 
 For a selection x (x_i = 1 when chunk i is selected)::
 
-    F(x) = Σ_i x_i·(w_rel·r_i·f_i − w_tok·T_i/B)                 value of each chunk
+    F(x) = Σ_i x_i·(w_rel·s_i^p·φ_i − w_tok·T_i/B − c)           value of each chunk
          + w_cov·Σ_a ω_a·y_a / Σ_a ω_a                             required aspects covered
-         − Σ_(i,j) x_i·x_j·(w_red·s_ij + w_con·σ_ij)               redundant and conflicting pairs
+         + w_q·Σ_t idf_t·y_t / Σ_t idf_t                           the question's terms covered
+         − Σ_(i,j) x_i·x_j·(w_red·s_ij + w_con·σ_ij + w_doc·[same doc])   penalised pairs
+
+where s_i is the chunk's strength (relevance plus the query signals of
+:mod:`ctxselect.query_terms`, scaled to [0, 1]; plain relevance without a question), p the
+sharpening exponent and φ_i freshness relative to the freshest candidate (docs/objective.md).
 
 :func:`score` computes F for any subset; every selector and the bench use it, so selections are
 always compared on the same number. :class:`Problem` holds what the selectors need, built once per
