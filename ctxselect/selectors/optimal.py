@@ -7,9 +7,9 @@ with integer coefficients scaled by :data:`SCALE`. CP-SAT runs with one worker a
 seed (same input, same selection) and a time limit, and it is hinted with the best baseline, so
 ``optimal`` is never worse than that baseline whenever the baseline satisfies the model.
 
-Large candidate sets are cut to a core: every eligible chunk up to ``core_size``; beyond it the
-chunks with the best value and value per token, the baselines' selections, and the best
-providers of every required aspect and source. On a core the result is optimal for the core only,
+Large candidate sets are cut to a core: every eligible chunk up to ``exact_up_to`` (the whole
+problem, proven optimal); beyond it ``core_size`` chunks with the best value and value per token,
+plus the baselines' selections and the best providers of every required aspect and source. On a core the result is optimal for the core only,
 reported as ``feasible`` with a bound for the whole problem (a fractional-knapsack relaxation).
 """
 
@@ -121,10 +121,11 @@ def upper_bound(problem: Problem, capacity: int) -> float:
     return min(fractional(with_aspects), fractional(value) + float(problem.aspect_gain.sum()))
 
 
-def choose_core(problem: Problem, core_size: int, extra: list[np.ndarray]) -> np.ndarray:
-    """Positions of the core: all eligible chunks when they are few, else the most promising."""
+def choose_core(problem: Problem, core_size: int, extra: list[np.ndarray], exact_up_to: int = 0) -> np.ndarray:
+    """Positions of the core: all eligible chunks when there are at most ``max(core_size,
+    exact_up_to)``, else the most promising ``core_size`` and the chunks the constraints need."""
     eligible = np.flatnonzero(problem.eligible)
-    if len(eligible) <= core_size:
+    if len(eligible) <= max(core_size, exact_up_to):
         return eligible
     packed = problem.packed
     value = problem.value[eligible]
@@ -152,6 +153,7 @@ def solve_optimal(
     time_limit: float,
     core_size: int,
     core_extra: list[np.ndarray] = (),
+    exact_up_to: int = 0,
 ) -> OptimalResult:
     """Build and solve the CP-SAT model of ``problem`` (see the module docstring)."""
     import time
@@ -160,7 +162,7 @@ def solve_optimal(
     packed = problem.packed
     reqs = packed.requirements
     gate = reqs.gate
-    core = choose_core(problem, core_size, list(core_extra))
+    core = choose_core(problem, core_size, list(core_extra), exact_up_to)
     core_is_full = len(core) == int(problem.eligible.sum())
     var_of = np.full(problem.n, -1, dtype=np.int64)
     var_of[core] = np.arange(len(core))
