@@ -6,13 +6,13 @@ then: python benchmarks/report_signals.py signals.json
 
 import numpy as np
 import pytest
+from data import embeddings, texts
+from naive_signals import naive_cosine_pairs, naive_freshness, naive_signature
+from numpy_versions import cosine_pairs_numpy, freshness_numpy, signature_pairs_numpy
 
 import ctxselect
 from ctxselect.kernels.pairs import _freshness
 from ctxselect.kernels.similarity import cosine_pairs, minhash_pairs, text_signatures
-from data import embeddings, texts
-from naive_signals import naive_cosine_pairs, naive_freshness, naive_signature
-from numpy_versions import cosine_pairs_numpy, freshness_numpy, signature_pairs_numpy
 
 SIZES = [100, 1_000, 5_000, 20_000]
 COSINE_THRESHOLD = 0.8

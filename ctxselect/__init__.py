@@ -11,24 +11,24 @@ read_dump(path) / write_dump(path, queries)
 Candidate, Requirements, GateThresholds, Query, QualityReport, InputError
 """
 
-from .audit import AuditReport, audit
 from .ablation import ablation_variants
+from .audit import AuditReport, audit
 from .candidate import Candidate
 from .dump import Query, read_dump, write_dump
 from .errors import CtxSelectError, InputError
 from .gate import GateFailure
 from .inspection import QualityReport, inspect
-from .packing import PackedCandidates, pack
 from .labelled import labelled_metrics, self_consistency, summarize_labelled
+from .objective import ObjectiveWeights, score
+from .packing import PackedCandidates, pack
 from .quality import METRIC_NAMES
 from .relevance import aggregate_relevance, relevance_band
 from .requirements import GateThresholds, Requirements
-from .objective import ObjectiveWeights, score
 from .selection import Selection, select
 from .selectors.registry import Method, Order
 from .signals import ConflictKind, Signals, signals
-from .trace import TracedChunk, trace
 from .tokens import default_token_counter, get_token_counter, set_token_counter
+from .trace import TracedChunk, trace
 
 __version__ = "0.1.0"
 

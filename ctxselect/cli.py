@@ -14,18 +14,24 @@ from typing import Annotated, Any, Callable
 import numpy as np
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+)
 from rich.table import Table
 
 from .ablation import ablation_variants
 from .audit import audit
 from .bench import SHORT_HEADERS, BenchResult, run_bench, summary_table, to_markdown
 from .dump import Query, read_dump, write_dump, write_jsonl
-from .generate import GeneratorConfig, generate_queries
-from .plot import plot_bench
 from .errors import CtxSelectError, InputError
+from .generate import GeneratorConfig, generate_queries
 from .inspection import QualityReport, report_for
 from .packing import pack
+from .plot import plot_bench
 from .quality import METRIC_NAMES
 from .selection import Selection, select
 from .selectors.registry import Method, Order, parse_choice

@@ -22,7 +22,8 @@ import numpy as np
 
 from .claims import extract_claims
 from .packing import PackedCandidates
-from .signals import ConflictKind, Signals, _numbers
+from .signals import ConflictKind, Signals
+from .text import numbers_in
 
 __all__ = ["Resolution", "resolve_conflicts", "superseded_versions", "MARGIN"]
 
@@ -138,7 +139,7 @@ def _resolve_drift(packed, signals, eligible, weight, out: Resolution, drop_unre
     drift = ((con.kind & ConflictKind.DRIFT) > 0) & ((con.kind & ConflictKind.CLAIM) == 0)
     if not drift.any():
         return
-    numbers = [_numbers(c.text) for c in packed.candidates]
+    numbers = [numbers_in(c.text) for c in packed.candidates]
     holders: dict[str, set[int]] = {}
     for k, found in enumerate(numbers):
         for value in found:

@@ -24,9 +24,9 @@ from typing import Any, Mapping
 import numpy as np
 
 from . import checks
+from .corroboration import resolve_conflicts, superseded_versions
 from .errors import InputError
 from .packing import PackedCandidates
-from .corroboration import resolve_conflicts, superseded_versions
 from .query_terms import query_features
 from .signals import ConflictKind, Signals
 

@@ -9,7 +9,7 @@ import numpy as np
 from .conflicts import pair_conflicts
 from .constraints import pairwise_partners
 from .objective import Problem, adjacency
-from .signals import _numbers
+from .text import numbers_in
 
 __all__ = ["exclusion_reasons", "describe_conflict"]
 
@@ -23,8 +23,8 @@ def describe_conflict(problem: Problem, i: int, j: int) -> str:
         mine, theirs = (ca, cb) if i < j else (cb, ca)
         parts.append(f"states {mine.raw!r} where it states {theirs.raw!r}")
     if not parts:
-        only_i = _numbers(packed.candidates[i].text) - _numbers(packed.candidates[j].text)
-        only_j = _numbers(packed.candidates[j].text) - _numbers(packed.candidates[i].text)
+        only_i = numbers_in(packed.candidates[i].text) - numbers_in(packed.candidates[j].text)
+        only_j = numbers_in(packed.candidates[j].text) - numbers_in(packed.candidates[i].text)
         parts.append(f"near-duplicate text states {', '.join(sorted(only_i)) or '-'} where it states "
                      f"{', '.join(sorted(only_j)) or '-'}")
     return "; ".join(parts)

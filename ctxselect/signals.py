@@ -20,6 +20,7 @@ from .errors import InputError
 from .kernels.pairs import _components, _differing_code_pairs, _freshness
 from .kernels.similarity import cosine_pairs, minhash_pairs, text_signatures
 from .packing import PackedCandidates
+from .text import numbers_in
 
 __all__ = ["ConflictKind", "PairList", "Signals", "signals", "chunk_freshness"]
 
@@ -121,24 +122,6 @@ def chunk_freshness(packed: PackedCandidates, *, zero_outside_window: bool = Fal
                       missing, zero_outside_window)
 
 
-_NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*(?!\w)")
-
-
-def _numbers(text: str) -> Counter:
-    """Standalone numbers in a text ("w123" is a word, not a number), with thousands separators
-    removed ("1,000" == "1000") and a decimal comma read as a point."""
-    out: Counter = Counter()
-    for token in _NUMBER.findall(text):
-        if "," in token or "." in token:
-            parts = token.replace(",", ".").split(".")
-            if len(parts) > 1 and all(len(p) == 3 for p in parts[1:]):
-                token = "".join(parts)  # 1,000 / 1.000.000: thousands
-            else:
-                token = ".".join(parts)
-        out[token] += 1
-    return out
-
-
 def _natural_key(version: str):
     return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.findall(r"\d+|[^\d.\-_ ]+", version.lower()))
 
@@ -175,8 +158,8 @@ def _drift_pairs(packed: PackedCandidates, i: np.ndarray, j: np.ndarray):
     keep = np.zeros(len(i), dtype=bool)
     cache: dict[int, Counter] = {}
     for e, (a, b) in enumerate(zip(i.tolist(), j.tolist())):
-        na = cache.setdefault(a, _numbers(packed.candidates[a].text))
-        nb = cache.setdefault(b, _numbers(packed.candidates[b].text))
+        na = cache.setdefault(a, numbers_in(packed.candidates[a].text))
+        nb = cache.setdefault(b, numbers_in(packed.candidates[b].text))
         keep[e] = bool(na - nb) and bool(nb - na)
     return i[keep], j[keep]
 

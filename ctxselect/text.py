@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from functools import lru_cache
 
-__all__ = ["content_terms", "years_in", "STOPWORDS"]
+__all__ = ["content_terms", "numbers_in", "years_in", "STOPWORDS"]
 
 _WORD = re.compile(r"[A-Za-z0-9\u00C0-\uFFFF]+")
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
@@ -43,3 +44,21 @@ def _terms_of(text: str) -> frozenset[str]:
 def years_in(text: str) -> list[int]:
     """Four-digit years (1500–2099) mentioned in ``text``, in order of appearance."""
     return [int(y) for y in _YEAR.findall(text)]
+
+
+_NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*(?!\w)")
+
+
+def numbers_in(text: str) -> Counter:
+    """Standalone numbers in a text ("w123" is a word, not a number), with thousands separators
+    removed ("1,000" == "1000") and a decimal comma read as a point."""
+    out: Counter = Counter()
+    for token in _NUMBER.findall(text):
+        if "," in token or "." in token:
+            parts = token.replace(",", ".").split(".")
+            if len(parts) > 1 and all(len(p) == 3 for p in parts[1:]):
+                token = "".join(parts)  # 1,000 / 1.000.000: thousands
+            else:
+                token = ".".join(parts)
+        out[token] += 1
+    return out

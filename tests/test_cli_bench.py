@@ -4,10 +4,10 @@ import json
 
 import numpy as np
 import pytest
+from conftest import EXAMPLES
 from typer.testing import CliRunner
 
 import ctxselect
-from conftest import EXAMPLES
 from ctxselect.bench import gold_metrics, run_bench
 from ctxselect.cli import app
 

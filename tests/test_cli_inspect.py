@@ -2,9 +2,9 @@
 
 import json
 
+from conftest import EXAMPLES
 from typer.testing import CliRunner
 
-from conftest import EXAMPLES
 from ctxselect.cli import app
 
 runner = CliRunner()

@@ -2,10 +2,10 @@
 
 import json
 
+from conftest import EXAMPLES
 from typer.testing import CliRunner
 
 import ctxselect
-from conftest import EXAMPLES
 from ctxselect.cli import app
 
 runner = CliRunner()

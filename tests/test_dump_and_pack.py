@@ -5,9 +5,9 @@ from datetime import datetime, timezone
 
 import numpy as np
 import pytest
+from conftest import EXAMPLES
 
 import ctxselect
-from conftest import EXAMPLES
 
 EXAMPLE = EXAMPLES / "support_desk.jsonl"
 

@@ -4,10 +4,10 @@ audit / ablate commands."""
 import json
 
 import pytest
+from conftest import EXAMPLES
 from typer.testing import CliRunner
 
 import ctxselect
-from conftest import EXAMPLES
 from ctxselect.cli import app
 from ctxselect.trace import suffix_prefix_overlap
 

@@ -4,15 +4,25 @@ import random
 
 import numpy as np
 import pytest
+from naive_signals import (
+    naive_components,
+    naive_cosine_pairs,
+    naive_differing_code_pairs,
+    naive_freshness,
+    naive_jaccard,
+    naive_signature,
+    naive_signature_similarity,
+)
 
 from ctxselect.errors import InputError
 from ctxselect.kernels.minhash import EMPTY, _signature_similarity
 from ctxselect.kernels.pairs import _components, _differing_code_pairs, _freshness
-from ctxselect.kernels.similarity import (cosine_pairs, lsh_bands, minhash_pairs,
-                                          text_signatures)
-from naive_signals import (naive_components, naive_cosine_pairs, naive_differing_code_pairs,
-                           naive_freshness, naive_jaccard, naive_signature,
-                           naive_signature_similarity)
+from ctxselect.kernels.similarity import (
+    cosine_pairs,
+    lsh_bands,
+    minhash_pairs,
+    text_signatures,
+)
 
 VOCAB = [f"w{k}" for k in range(60)] + ["ünïcode", "naïve", "2024", "3,559"]
 

@@ -5,10 +5,10 @@ import math
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import ctxselect
 from naive_quality import naive_metrics
 from strategies import api_chunks, candidate_lists, requirement_dicts
+
+import ctxselect
 
 RANGES = {
     "coverage": (0, 1), "coverage_weighted": (0, 1), "token_utilization": (0, math.inf),

@@ -5,11 +5,11 @@ import time
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from naive_select import all_subsets, naive_feasible
+from select_strategies import random_instance
 
 import ctxselect
 from ctxselect.selection import prepare
-from naive_select import all_subsets, naive_feasible
-from select_strategies import random_instance
 
 weights = st.fixed_dictionaries({
     "relevance": st.floats(0, 5), "coverage": st.floats(0, 5), "redundancy": st.floats(0, 5),

@@ -1,13 +1,13 @@
 """The optimizer against brute force over every subset (n <= 12..14), and the baselines against it."""
 
 import pytest
+from naive_select import brute_force, naive_objective
+from select_strategies import random_instance
 
 import ctxselect
 from ctxselect.constraints import violations
 from ctxselect.objective import score
 from ctxselect.selection import prepare
-from naive_select import brute_force, naive_objective
-from select_strategies import random_instance
 
 METHODS = ["greedy", "topk", "density", "mmr"]
 

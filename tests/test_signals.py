@@ -3,11 +3,11 @@
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from naive_quality import naive_conflicts
+from strategies import api_chunks, candidate_lists, requirement_dicts
 
 import ctxselect
 from ctxselect.signals import ConflictKind, signals
-from naive_quality import naive_conflicts
-from strategies import api_chunks, candidate_lists, requirement_dicts
 
 
 def cand(cid, text="", **kw):

@@ -10,8 +10,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
-from .minhash import (_all_pairs_above, _all_pairs_above_serial, _band_keys, _bucket_pairs,
-                      _signature_similarity, _signatures, _signatures_serial)
+from .minhash import (
+    _all_pairs_above,
+    _all_pairs_above_serial,
+    _band_keys,
+    _bucket_pairs,
+    _signature_similarity,
+    _signatures,
+    _signatures_serial,
+)
 from .pairs import _upper_pairs_above
 
 __all__ = ["cosine_pairs", "text_signatures", "minhash_pairs", "lsh_bands", "EXHAUSTIVE_PAIR_LIMIT"]
