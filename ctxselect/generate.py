@@ -49,9 +49,9 @@ class GeneratorConfig:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        for name in ("queries", "candidates", "words_mean", "sources"):
+        for name in ("queries", "candidates", "words_mean", "sources", "planted_true_copies"):
             checks.integer(getattr(self, name), name, low=1)
-        for name in ("required_sources", "aspects", "embedding_dim", "seed", "planted_true_copies"):
+        for name in ("required_sources", "aspects", "embedding_dim", "seed"):
             checks.integer(getattr(self, name), name, low=0)
         for name in ("gold_share", "duplicate_rate", "conflict_rate", "version_rate", "stale_rate",
                      "inadmissible_rate", "words_spread", "planted_rate", "planted_majority_rate",

@@ -163,6 +163,15 @@ def _band_keys(sig, bands):
 
 
 @serial
+def _run_end(sorted_keys, start):
+    """End (exclusive) of the run of equal keys that begins at ``start``."""
+    end = start + 1
+    while end < sorted_keys.shape[0] and sorted_keys[end] == sorted_keys[start]:
+        end += 1
+    return end
+
+
+@serial
 def _bucket_pairs(sorted_keys, order, max_bucket):
     """Pairs of texts sharing a key (within one band), given the band's keys sorted with their
     positions ``order``. Buckets larger than ``max_bucket`` contribute only a chain of neighbours
@@ -171,9 +180,7 @@ def _bucket_pairs(sorted_keys, order, max_bucket):
     count = 0
     start = 0
     while start < n:
-        end = start + 1
-        while end < n and sorted_keys[end] == sorted_keys[start]:
-            end += 1
+        end = _run_end(sorted_keys, start)
         size = end - start
         if sorted_keys[start] != EMPTY and size > 1:
             count += size * (size - 1) // 2 if size <= max_bucket else size - 1
@@ -183,21 +190,14 @@ def _bucket_pairs(sorted_keys, order, max_bucket):
     k = 0
     start = 0
     while start < n:
-        end = start + 1
-        while end < n and sorted_keys[end] == sorted_keys[start]:
-            end += 1
-        size = end - start
-        if sorted_keys[start] != EMPTY and size > 1:
-            if size <= max_bucket:
-                for a in range(start, end):
-                    for b in range(a + 1, end):
-                        x, y = order[a], order[b]
-                        out_i[k] = min(x, y)
-                        out_j[k] = max(x, y)
-                        k += 1
-            else:
-                for a in range(start, end - 1):
-                    x, y = order[a], order[a + 1]
+        end = _run_end(sorted_keys, start)
+        if sorted_keys[start] != EMPTY and end - start > 1:
+            chain = end - start > max_bucket
+            for a in range(start, end):
+                for b in range(a + 1, a + 2 if chain else end):
+                    if b >= end:
+                        break
+                    x, y = order[a], order[b]
                     out_i[k] = min(x, y)
                     out_j[k] = max(x, y)
                     k += 1
