@@ -134,3 +134,19 @@ def test_versions_and_duplicates_are_never_both_selected():
     assert sel.excluded["v1"] == "superseded by `v2` (a newer version of the same document)"
     old_rules = ctxselect.select(cands, reqs, method="greedy", resolve_by_corroboration=False)
     assert old_rules.excluded["v2"] == "conflicts with `v1` (version '2' vs '1' of doc 'd')"
+
+
+def test_core_above_exact_limit_reports_feasible_with_a_valid_bound():
+    import numpy as np
+
+    rng = np.random.default_rng(4)
+    cands = [{"id": f"c{k}", "source": "s", "tokens": int(rng.integers(10, 60)),
+              "relevance": float(rng.random())} for k in range(40)]
+    reqs = {"token_budget": 200}
+    proven = ctxselect.select(cands, reqs)
+    assert proven.status == "optimal"
+    cored = ctxselect.select(cands, reqs, core_size=8, exact_up_to=10)
+    assert cored.status == "feasible" and "core of 8 candidates" in cored.status_reason
+    assert cored.objective <= proven.objective + 1e-9 <= cored.bound + 1e-9  # the bound covers the optimum
+    with pytest.raises(ctxselect.InputError, match="field 'exact_up_to'"):
+        ctxselect.select(cands, reqs, exact_up_to=-1)
