@@ -96,27 +96,27 @@ def test_signature_all_pairs_numpy(benchmark, n):
     record(benchmark, kernel="minhash_all_pairs", impl="numpy", n=n, pairs_compared=n * (n - 1) // 2, kept=len(i))
 
 
+def freshness_args(n):
+    """decay, age, has_timestamp, valid_now, missing value, zero outside the window."""
+    rng = np.random.default_rng(n)
+    return (rng.uniform(0, .05, n), rng.uniform(0, 900, n), rng.random(n) < .9, rng.random(n) < .9, 1.0, True)
+
+
 @pytest.mark.parametrize("n", SIZES)
 def test_freshness_kernel(benchmark, n):
-    rng = np.random.default_rng(n)
-    args = (rng.uniform(0, .05, n), rng.uniform(0, 900, n), rng.random(n) < .9, rng.random(n) < .9, 1.0, True)
-    benchmark(_freshness, *args)
+    benchmark(_freshness, *freshness_args(n))
     record(benchmark, kernel="freshness", impl="kernel", n=n)
 
 
 @pytest.mark.parametrize("n", SIZES)
 def test_freshness_numpy(benchmark, n):
-    rng = np.random.default_rng(n)
-    args = (rng.uniform(0, .05, n), rng.uniform(0, 900, n), rng.random(n) < .9, rng.random(n) < .9, 1.0, True)
-    benchmark(freshness_numpy, *args)
+    benchmark(freshness_numpy, *freshness_args(n))
     record(benchmark, kernel="freshness", impl="numpy", n=n)
 
 
 @pytest.mark.parametrize("n", [100])
 def test_freshness_python(benchmark, n):
-    rng = np.random.default_rng(n)
-    args = [a.tolist() if hasattr(a, "tolist") else a for a in
-            (rng.uniform(0, .05, n), rng.uniform(0, 900, n), rng.random(n) < .9, rng.random(n) < .9, 1.0, True)]
+    args = [a.tolist() if hasattr(a, "tolist") else a for a in freshness_args(n)]
     benchmark(naive_freshness, *args)
     record(benchmark, kernel="freshness", impl="python", n=n)
 

@@ -26,7 +26,7 @@ from rich.table import Table
 from .ablation import ablation_variants
 from .audit import audit
 from .bench import SHORT_HEADERS, BenchResult, run_bench, summary_table, to_markdown
-from .dump import Query, read_dump, write_dump, write_jsonl
+from .dump import Query, read_dump, read_jsonl, write_dump, write_jsonl
 from .errors import CtxSelectError, InputError
 from .generate import GeneratorConfig, generate_queries
 from .inspection import QualityReport, report_for
@@ -348,29 +348,18 @@ def gen_command(
 
 def _read_traces(path: Path):
     """Lines of a trace file: ``{"trace_id"?, "chunks": [...], "prompts"?: [...]}``."""
-    try:
-        handle = open(path, encoding="utf-8")
-    except OSError as err:
-        raise InputError(file=str(path), message=f"cannot open trace file: {err.strerror or err}") from None
-    with handle:
-        for line_no, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise InputError(file=str(path), line=line_no, message=f"malformed JSON ({err})") from None
-            if not isinstance(data, dict) or not isinstance(data.get("chunks"), list):
-                raise InputError(file=str(path), line=line_no, field="chunks",
-                                 expected="an object with a list of chunks")
-            name = str(data.get("trace_id", data.get("name", f"line {line_no}")))
-            try:
-                chunks = data["chunks"]
-                if "prompts" in data:
-                    chunks = [c.to_dict() for c in trace(chunks, data["prompts"])]
-                yield name, audit(chunks)
-            except InputError as err:
-                raise err.located(file=str(path), line=line_no, query_id=name) from None
+    for line_no, data in read_jsonl(path, what="trace file"):
+        if not isinstance(data, dict) or not isinstance(data.get("chunks"), list):
+            raise InputError(file=str(path), line=line_no, field="chunks",
+                             expected="an object with a list of chunks")
+        name = str(data.get("trace_id", data.get("name", f"line {line_no}")))
+        try:
+            chunks = data["chunks"]
+            if "prompts" in data:
+                chunks = [c.to_dict() for c in trace(chunks, data["prompts"])]
+            yield name, audit(chunks)
+        except InputError as err:
+            raise err.located(file=str(path), line=line_no, query_id=name) from None
 
 
 def _audit(path: Path, as_json: bool) -> int:

@@ -20,7 +20,7 @@ from .errors import InputError
 from .requirements import Requirements
 from .tokens import TokenCounter
 
-__all__ = ["Query", "read_dump", "write_dump", "write_jsonl"]
+__all__ = ["Query", "read_dump", "read_jsonl", "write_dump", "write_jsonl"]
 
 
 @dataclass(frozen=True)
@@ -166,28 +166,35 @@ def read_dump(path: str | os.PathLike, *, token_counter: TokenCounter | None = N
         was found (malformed JSON, missing or mistyped fields, duplicate ids, bad values).
     """
     name = str(path)
+    seen: set[str] = set()
+    for line_no, data in read_jsonl(path, what="dump"):
+        try:
+            query = Query.from_dict(data, token_counter=token_counter)
+        except InputError as err:
+            raise err.located(file=name, line=line_no) from None
+        if query.query_id in seen:
+            raise InputError(file=name, line=line_no, query_id=query.query_id, field="query_id",
+                             message="duplicate query id", expected="query ids unique within a dump")
+        seen.add(query.query_id)
+        yield query
+
+
+def read_jsonl(path: str | os.PathLike, *, what: str = "file") -> Iterator[tuple[int, Any]]:
+    """(line number, parsed value) for each non-blank line; a missing file or malformed JSON is an
+    :class:`InputError` naming the file and line (``what`` names the kind of file)."""
+    name = str(path)
     try:
         handle = open(path, "r", encoding="utf-8")
     except OSError as err:
-        raise InputError(file=name, message=f"cannot open dump: {err.strerror or err}") from None
-    seen: set[str] = set()
+        raise InputError(file=name, message=f"cannot open {what}: {err.strerror or err}") from None
     with handle:
         for line_no, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
             try:
-                data = json.loads(line, parse_constant=_reject_constant)
+                yield line_no, json.loads(line, parse_constant=_reject_constant)
             except (json.JSONDecodeError, ValueError) as err:
                 raise InputError(file=name, line=line_no, message=f"malformed JSON ({err})") from None
-            try:
-                query = Query.from_dict(data, token_counter=token_counter)
-            except InputError as err:
-                raise err.located(file=name, line=line_no) from None
-            if query.query_id in seen:
-                raise InputError(file=name, line=line_no, query_id=query.query_id, field="query_id",
-                                 message="duplicate query id", expected="query ids unique within a dump")
-            seen.add(query.query_id)
-            yield query
 
 
 def write_jsonl(path: str | os.PathLike, rows: Iterable[Mapping[str, Any]]) -> int:

@@ -20,8 +20,9 @@ import numpy as np
 
 from .conflicts import ConflictPair, conflict_pairs
 from .packing import PackedCandidates
+from .signals import chunk_freshness
 
-__all__ = ["METRIC_NAMES", "QualityVector", "freshness_values", "quality_vector"]
+__all__ = ["METRIC_NAMES", "QualityVector", "quality_vector"]
 
 METRIC_NAMES = (
     "coverage",
@@ -37,14 +38,6 @@ METRIC_NAMES = (
 )
 
 _TOLERANCE = 1e-9  # float slack when comparing a metric with a threshold
-
-
-def freshness_values(packed: PackedCandidates) -> np.ndarray:
-    """Per-chunk freshness e^(−λ_s·age) in [0, 1]; chunks without a timestamp get 1 or 0 by
-    the ``missing_timestamp`` policy ("fresh" or "stale")."""
-    fresh = np.exp(-packed.decay * packed.age_days)
-    missing = 1.0 if packed.requirements.missing_timestamp == "fresh" else 0.0
-    return np.where(packed.has_timestamp, fresh, missing)
 
 
 @dataclass(frozen=True)
@@ -92,7 +85,7 @@ def quality_vector(packed: PackedCandidates, mask: np.ndarray, freshness: np.nda
     density = len(pairs) / all_pairs if all_pairs else 0.0
     density_weighted = sum(p.severity for p in pairs) / all_pairs if all_pairs else 0.0
 
-    fresh = freshness_values(packed) if freshness is None else freshness
+    fresh = chunk_freshness(packed) if freshness is None else freshness
     rel = packed.relevance[mask]
     if n == 0:
         freshness_score = 0.0
