@@ -127,7 +127,8 @@ def _choice(*options: str) -> Callable[[Any, str], str]:
 
 
 def _scopes(value: Any, name: str) -> tuple[str, ...] | None:
-    return None if value is None else checks.string_list(value, name)
+    """The allowed scopes as a duplicate-free tuple in first-seen order (a set in meaning)."""
+    return None if value is None else tuple(dict.fromkeys(checks.string_list(value, name)))
 
 
 def _now(value: Any, name: str) -> float | None:

@@ -1,0 +1,98 @@
+"""List-valued requirements mean sets: duplicated, reordered or merged lists change nothing.
+
+Issue 11's policy bypass: ``allowed_scopes: ["public", "public"]`` admitted the next scope the
+interner met. These properties draw scope, source, aspect and conflict-field lists, reshape them
+(duplicates, another order, a merge of two role lists) and check that no unlisted scope is ever
+admitted or selected, and that ``inspect`` and ``select`` answer the same for every shape.
+"""
+
+import math
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import ASPECTS, SCOPES, SOURCES, api_chunks, candidate_lists, requirement_dicts
+
+import ctxselect
+
+METHODS = ["greedy", "topk", "density", "mmr", "optimal"]
+
+
+@st.composite
+def reshaped(draw, items):
+    """``items`` with duplicates added, shuffled, and merged with a sub-list of itself."""
+    items = list(items)
+    if not items:
+        return items
+    dup = draw(st.lists(st.sampled_from(items), max_size=4))
+    merged = items + dup + items[: draw(st.integers(0, len(items)))]
+    return draw(st.permutations(merged))
+
+
+def _unlisted_admitted(chunks, allowed):
+    listed = set(allowed)
+    return [c["id"] for c in chunks if c.get("scope") not in listed]
+
+
+@settings(max_examples=120, deadline=None)
+@given(candidate_lists(min_size=1), st.lists(st.sampled_from(SCOPES), min_size=1, max_size=2, unique=True),
+       st.data())
+def test_a_reshaped_scope_list_never_admits_an_unlisted_scope(chunks, scopes, data):
+    shape = data.draw(reshaped(scopes))
+    reqs = {"token_budget": 5000, "allowed_scopes": shape, "now": 1_790_000_000.0,
+            "gate": {"min_coverage": 0.0, "min_freshness": 0.0, "min_token_utilization": 0.0}}
+    chunks = api_chunks(chunks)
+    packed = ctxselect.pack(chunks, reqs)
+    expected = np.array([c.get("scope") in set(scopes) for c in chunks])
+    assert (packed.admissible == expected).all()
+    unlisted = set(_unlisted_admitted(chunks, scopes))
+    for method in METHODS:
+        sel = ctxselect.select(chunks, reqs, method=method)
+        assert not unlisted & set(sel.ids), (method, shape)
+        assert sel.report.metrics["policy_admissibility"] in (0.0, 1.0)
+    report = ctxselect.inspect(chunks, reqs)
+    assert math.isclose(report.metrics["policy_admissibility"], float(expected.mean()))
+    assert set(report.inadmissible_ids) == unlisted
+
+
+@settings(max_examples=80, deadline=None)
+@given(candidate_lists(min_size=1), requirement_dicts(), st.data())
+def test_list_requirements_answer_the_same_in_any_shape(chunks, reqs, data):
+    """Scopes, sources, aspects and conflict fields given as lists: any shape, same answer."""
+    chunks = api_chunks(chunks)
+    base = dict(reqs)
+    base["allowed_scopes"] = data.draw(st.lists(st.sampled_from(SCOPES), unique=True, max_size=3))
+    base["required_sources"] = data.draw(st.lists(st.sampled_from(SOURCES), unique=True, max_size=3))
+    base["required_aspects"] = data.draw(st.lists(st.sampled_from(ASPECTS), unique=True, max_size=4))
+    base["conflict_fields"] = data.draw(st.lists(st.sampled_from(["x", "y"]), unique=True, max_size=2))
+    other = dict(base)
+    for key in ("allowed_scopes", "required_sources", "required_aspects", "conflict_fields"):
+        other[key] = data.draw(reshaped(base[key]))
+    a, b = ctxselect.inspect(chunks, base), ctxselect.inspect(chunks, other)
+    assert a.passed == b.passed
+    for name in ctxselect.METRIC_NAMES:
+        assert math.isclose(a.metrics[name], b.metrics[name], abs_tol=1e-12), name
+    listed = set(base["allowed_scopes"])
+    for method in ("greedy", "optimal"):
+        sa = ctxselect.select(chunks, base, method=method)
+        sb = ctxselect.select(chunks, other, method=method)
+        for sel in (sa, sb):
+            assert all(c.get("scope") in listed for c in chunks if c["id"] in set(sel.ids))
+        if method == "greedy":
+            assert sorted(sa.ids) == sorted(sb.ids)
+        elif sa.status == sb.status == "optimal":
+            assert math.isclose(sa.objective, sb.objective, rel_tol=1e-6, abs_tol=1e-9)
+
+
+def test_the_reported_bypass_is_closed():
+    chunks = [{"id": "pub", "source": "s", "tokens": 5, "relevance": 0.5, "scope": "public"},
+              {"id": "int", "source": "s", "tokens": 5, "relevance": 0.9, "scope": "internal"}]
+    for scopes in (["public", "public"], ["public", "support"] + ["public"], ["support", "public", "support"]):
+        reqs = {"token_budget": 100, "allowed_scopes": scopes}
+        for method in METHODS:
+            sel = ctxselect.select(chunks, reqs, method=method)
+            assert "int" not in sel.ids
+            assert sel.excluded["int"].startswith("inadmissible")
+        report = ctxselect.inspect(chunks, reqs)
+        assert report.metrics["policy_admissibility"] == 0.5 and not report.passed
+        assert report.inadmissible_ids == ["int"]
