@@ -15,6 +15,11 @@ from .tokens import TokenCounter, get_token_counter
 __all__ = ["Candidate", "coerce_candidates"]
 
 _SCALARS = (str, int, float, bool)
+#: Embedding components beyond this size are an error: their squares would overflow the cosine.
+MAX_EMBEDDING_ABS = 1e100
+#: Candidate keys that are not claims: a conflict field cannot be named after one of them.
+RESERVED_KEYS = ("id", "source", "relevance", "tokens", "text", "rank", "timestamp", "valid_from",
+                 "valid_to", "doc_id", "version", "scope", "aspects", "fields", "embedding")
 
 
 def _field_value(value: Any, name: str) -> Any:
@@ -111,7 +116,8 @@ class Candidate:
             vector = self.embedding
             if isinstance(vector, (str, Mapping)) or not hasattr(vector, "__len__") or len(vector) == 0:
                 raise InputError(field="embedding", expected="a non-empty list of numbers", found=vector)
-            put("embedding", tuple(checks.number(v, f"embedding[{i}]") for i, v in enumerate(vector)))
+            put("embedding", tuple(checks.number(v, f"embedding[{i}]", low=-MAX_EMBEDDING_ABS,
+                                                 high=MAX_EMBEDDING_ABS) for i, v in enumerate(vector)))
         put("extra", dict(checks.mapping(self.extra, "extra", "an object")))
 
     # -- construction from plain data --------------------------------------------------------
@@ -200,11 +206,23 @@ class Candidate:
 
     def claim(self, name: str) -> Any:
         """The value of claim ``name``: from :attr:`fields`, else a top-level key (article 000's
-        shape); ``None`` when absent."""
+        shape); ``None`` when absent.
+
+        Raises
+        ------
+        InputError
+            When the top-level key holds a list or an object: a claim is a scalar, and a nested
+            value would otherwise be ignored without a word.
+        """
         if name in self.fields:
             return self.fields[name]
         value = self.extra.get(name)
-        return value if isinstance(value, _SCALARS) else None
+        if value is None:
+            return None
+        try:
+            return _field_value(value, name)
+        except InputError as err:
+            raise err.located(candidate_id=self.id) from None
 
 
 def coerce_candidates(
@@ -214,8 +232,9 @@ def coerce_candidates(
     default_relevance: float | None = None,
 ) -> list[Candidate]:
     """Turn dicts or candidates into validated candidates; ids must be unique."""
-    if isinstance(candidates, (str, bytes, Mapping)):
-        raise InputError(field="candidates", expected="a list of candidates", found=candidates)
+    if isinstance(candidates, (str, bytes, Mapping)) or not hasattr(candidates, "__iter__"):
+        raise InputError(field="candidates", expected="a list of candidates", found=candidates,
+                         has_found=True)
     out: list[Candidate] = []
     seen: set[str] = set()
     for index, item in enumerate(candidates):

@@ -8,6 +8,17 @@ from typing import Any, Mapping
 
 from .errors import InputError
 
+#: The largest count accepted anywhere (tokens, budget, rank, source minimums and maxima, chunk
+#: caps): a trillion. Sums of a million such counts still fit the solver's 64-bit integers.
+MAX_COUNT = 10**12
+#: The largest objective weight: the solver scales coefficients to integers, and weights above
+#: this would overflow its 64-bit arithmetic.
+MAX_WEIGHT = 1e6
+#: The longest text of one chunk or query (characters); longer texts are an error, not a slow call.
+MAX_TEXT_CHARS = 2_000_000
+#: The longest identifier (ids, sources, scopes, aspects, labels).
+MAX_LABEL_CHARS = 4096
+
 
 def _fail(field: str, expected: str, value: Any) -> InputError:
     return InputError(field=field, expected=expected, found=value, has_found=True)
@@ -17,17 +28,27 @@ def is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def text(value: Any, field: str, *, allow_empty: bool = True) -> str:
+def text(value: Any, field: str, *, allow_empty: bool = True, limit: int = MAX_TEXT_CHARS) -> str:
+    """A string of valid Unicode (no lone surrogates) of at most ``limit`` characters."""
     if not isinstance(value, str) or (not allow_empty and not value.strip()):
         raise _fail(field, "a string" if allow_empty else "a non-empty string", value)
+    if len(value) > limit:
+        raise _fail(field, f"at most {limit:,} characters", f"{len(value):,} characters")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as err:
+        raise InputError(field=field, expected="valid Unicode text",
+                         found=f"a lone surrogate at character {err.start}") from None
     return value
 
 
 def label(value: Any, field: str) -> str:
     """A non-empty identifier; integers are accepted and turned into text."""
     if isinstance(value, int) and not isinstance(value, bool):
+        if abs(value) > MAX_COUNT:
+            raise _fail(field, f"a string, or an integer of at most {MAX_COUNT:,} in size", value)
         return str(value)
-    return text(value, field, allow_empty=False)
+    return text(value, field, allow_empty=False, limit=MAX_LABEL_CHARS)
 
 
 def boolean(value: Any, field: str) -> bool:
@@ -53,15 +74,22 @@ def number(value: Any, field: str, *, low: float | None = None, high: float | No
     return value
 
 
-def integer(value: Any, field: str, *, low: int | None = None) -> int:
+def integer(value: Any, field: str, *, low: int | None = None, high: int = MAX_COUNT) -> int:
+    """An integer in [low, high] (``high`` defaults to :data:`MAX_COUNT`); integral floats pass."""
     expected = "an integer" if low is None else ("a positive integer" if low == 1 else f"an integer >= {low}")
+    expected += f" up to {high:,}"
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if not isinstance(value, int) or isinstance(value, bool):
         raise _fail(field, expected, value)
-    if low is not None and value < low:
+    if (low is not None and value < low) or value > high:
         raise _fail(field, expected, value)
     return value
+
+
+def optional_text(value: Any, field: str) -> str:
+    """A string, or ``None`` read as "" (a question's text, which may be unknown)."""
+    return "" if value is None else text(value, field)
 
 
 def string_list(value: Any, field: str) -> tuple[str, ...]:

@@ -39,6 +39,16 @@ def describe_value(value: Any, limit: int = 60) -> str:
     return text
 
 
+#: How much of an id, field name or file name an error message quotes.
+LOCATION_LIMIT = 80
+
+
+def _short(value: str, limit: int = LOCATION_LIMIT, quote: bool = True) -> str:
+    """``repr`` of ``value`` (or the text itself) cut to about ``limit`` characters."""
+    text = repr(value) if quote else value
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def format_error(
     *,
     file: str | None = None,
@@ -54,17 +64,17 @@ def format_error(
     """Format one error message from its parts; every ctxselect error uses this."""
     where = []
     if file is not None:
-        where.append(str(file))
+        where.append(_short(str(file), quote=False))
     if line is not None:
         where.append(f"line {line}")
     if query_id is not None:
-        where.append(f"query {query_id!r}")
+        where.append(f"query {_short(query_id)}")
     if candidate_id is not None:
-        where.append(f"candidate {candidate_id!r}")
+        where.append(f"candidate {_short(candidate_id)}")
     elif candidate_index is not None:
         where.append(f"candidate #{candidate_index}")
     if field is not None:
-        where.append(f"field {field!r}")
+        where.append(f"field {_short(field)}")
     what = []
     if expected is not None:
         what.append(f"expected {expected}")

@@ -81,7 +81,8 @@ class ObjectiveWeights:
 
     def __post_init__(self) -> None:
         for f in fields(self):
-            object.__setattr__(self, f.name, checks.number(getattr(self, f.name), f"weights.{f.name}", low=0.0))
+            object.__setattr__(self, f.name, checks.number(getattr(self, f.name), f"weights.{f.name}", low=0.0,
+                                                                 high=checks.MAX_WEIGHT))
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any] | "ObjectiveWeights" | None) -> "ObjectiveWeights":
@@ -90,6 +91,7 @@ class ObjectiveWeights:
         if isinstance(data, ObjectiveWeights):
             return data
         valid = [f.name for f in fields(cls)]
+        checks.mapping(data, "weights", "an object of objective weights")
         for key in data:
             if key not in valid:
                 raise InputError(field=f"weights.{key}", message="unknown objective weight",

@@ -23,6 +23,11 @@ NO_CODE = -1
 UNLIMITED = np.iinfo(np.int64).max // 4
 
 
+def _kind(value: Any) -> int:
+    """0 for text, 1 for booleans, 2 for numbers: values of different kinds never intern alike."""
+    return 0 if isinstance(value, str) else (1 if isinstance(value, bool) else 2)
+
+
 class _Interner:
     """Assigns consecutive integer codes to values in first-seen order."""
 
@@ -35,7 +40,7 @@ class _Interner:
     def code(self, value: Any) -> int:
         if value is None:
             return NO_CODE
-        key = (type(value) is str, value)  # keep "1" and 1 apart
+        key = (_kind(value), value)  # keep "1", 1 and true apart (1 and 1.0 are one number)
         found = self.codes.get(key)
         if found is None:
             found = self.codes[key] = len(self.values)
@@ -228,7 +233,7 @@ def pack(
         source_max[:] = reqs.max_per_source
     elif reqs.max_per_source:
         for name, cap in reqs.max_per_source.items():
-            code = sources.codes.get((True, name))
+            code = sources.codes.get((_kind(name), name))
             if code is not None:  # a cap on a source with no candidate constrains nothing
                 source_max[code] = cap
 

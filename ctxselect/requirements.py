@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Mapping
 
 from . import checks
+from .candidate import RESERVED_KEYS
 from .errors import InputError
 from .timeutil import epoch_now, to_epoch_seconds
 
@@ -107,9 +108,17 @@ def _per_source_maximum(value: Any, name: str) -> int | dict[str, int] | None:
 def _conflict_fields(value: Any, name: str) -> dict[str, float]:
     if isinstance(value, Mapping):
         checks.mapping(value, name, "a list of field names or an object field -> severity")
-        return {k: checks.number(v, f"{name}.{k}", low=0.0, high=1.0, low_open=True)
-                for k, v in value.items()}
-    return {f: 1.0 for f in checks.string_list(value, name)}
+        out = {k: checks.number(v, f"{name}.{k}", low=0.0, high=1.0, low_open=True)
+               for k, v in value.items()}
+    else:
+        out = {f: 1.0 for f in checks.string_list(value, name)}
+    for field_name in out:
+        if field_name in RESERVED_KEYS:
+            raise InputError(field=f"{name}.{field_name}",
+                             message=f"`{field_name}` is a candidate key, not a claim",
+                             expected="the name of a claim under a candidate's `fields` (or a "
+                                      "top-level key that is not a candidate key)")
+    return out
 
 
 def _source_decay(value: Any, name: str) -> dict[str, float]:
@@ -137,7 +146,7 @@ def _now(value: Any, name: str) -> float | None:
 
 def _weights(value: Any, name: str) -> dict[str, float]:
     checks.mapping(value, name, "an object of objective weights")
-    return {k: checks.number(v, f"{name}.{k}", low=0.0) for k, v in value.items()}
+    return {k: checks.number(v, f"{name}.{k}", low=0.0, high=checks.MAX_WEIGHT) for k, v in value.items()}
 
 
 # name -> (validator, default, meaning)
@@ -157,7 +166,7 @@ REQUIREMENT_PARAMETERS: dict[str, tuple[Callable[[Any, str], Any], Any, str]] = 
                                   "severity of a version conflict"),
     "now": (_now, None, "reference time (null: the current time)"),
     "decay_lambda": (lambda v, n: checks.number(v, n, low=0.0), 0.01, "freshness decay per day"),
-    "half_life_days": (_optional(lambda v, n: checks.number(v, n, low=0.0, low_open=True)), None,
+    "half_life_days": (_optional(lambda v, n: checks.number(v, n, low=1e-300)), None,
                        "freshness half-life in days; overrides decay_lambda when set"),
     "source_decay": (_source_decay, {}, "per-source decay per day, overriding decay_lambda"),
     "missing_timestamp": (_choice("fresh", "stale"), "fresh",
@@ -220,8 +229,14 @@ class Requirements:
         values: dict[str, Any] = {}
         gate: dict[str, Any] = {}
         minimums = None
+        given: dict[str, str] = {}
         for key, value in data.items():
             name = _ALIASES.get(key, key)
+            if name in given:
+                raise InputError(field=f"requirements.{key}",
+                                 message=f"`{key}` and `{given[name]}` both given; they name one requirement",
+                                 expected="one of them")
+            given[name] = key
             if name in GATE_PARAMETERS:
                 gate[name] = value
             elif name == "min_chunks_by_source":
@@ -245,6 +260,11 @@ class Requirements:
         if gate:
             nested = values.get("gate") or {}
             checks.mapping(nested, "gate", "an object of gate thresholds")
+            twice = sorted(set(nested) & set(gate))
+            if twice:
+                raise InputError(field=f"requirements.{twice[0]}",
+                                 message=f"`{twice[0]}` given both at the top level and in `gate`",
+                                 expected="each gate threshold given once")
             values["gate"] = {**nested, **gate}
         try:
             return cls(**values)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
@@ -107,15 +108,16 @@ def prepare(
     else:
         packed = pack(candidates, requirements, token_counter=token_counter)
     t1 = time.perf_counter()
-    sig = compute_signals(packed, **dict(signal_options or {}))
-    t2 = time.perf_counter()
-    merged = dict(packed.requirements.weights)
     if isinstance(weights, ObjectiveWeights):
         objective_weights = weights
     else:
-        merged.update(weights or {})
-        objective_weights = ObjectiveWeights.from_mapping(merged)
+        if weights is not None:
+            checks.mapping(weights, "weights", "an object of objective weights")
+        objective_weights = ObjectiveWeights.from_mapping({**packed.requirements.weights, **(weights or {})})
     checks.number(hard_conflict_severity, "hard_conflict_severity", low=0.0, high=1.0)
+    query = checks.optional_text(query, "query")
+    sig = compute_signals(packed, **_signal_options(signal_options))
+    t2 = time.perf_counter()
     problem = build_problem(packed, sig, objective_weights, query=query,
                             hard_conflict_severity=hard_conflict_severity,
                             exclude_outside_window=exclude_outside_window,
@@ -123,6 +125,20 @@ def prepare(
     t3 = time.perf_counter()
     timings.update(pack=t1 - t0, signals=t2 - t1, problem=t3 - t2)
     return problem
+
+
+def _signal_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``signal_options`` as keyword arguments of :func:`ctxselect.signals`; a key it does not
+    take is an :class:`InputError` listing the valid ones."""
+    if options is None:
+        return {}
+    checks.mapping(options, "signal_options", "an object of signals() options")
+    valid = [name for name in inspect.signature(compute_signals).parameters if name != "packed"]
+    for key in options:
+        if key not in valid:
+            raise InputError(field=f"signal_options.{key}", message="unknown signals option",
+                             expected="one of " + ", ".join(valid))
+    return dict(options)
 
 
 def _best_hint(problem: Problem, candidates: list[np.ndarray], enforce_gate: bool,
