@@ -153,6 +153,9 @@ def _best_hint(problem: Problem, candidates: list[np.ndarray], enforce_gate: boo
 
 def _run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core_size: int,
                  exact_up_to: int, timings: dict) -> tuple[np.ndarray, dict]:
+    """CP-SAT on the tiers gate → sources → hard constraints only, dropping a tier only when it
+    is infeasible. Whatever comes back says what it breaks: a fallback baseline that misses the
+    gate or a source minimum lists them in ``relaxed``, never silently."""
     t0 = time.perf_counter()
     baseline_masks = [BASELINES[m](problem)[0] for m in (Method.GREEDY, Method.DENSITY)]
     timings["baselines"] = time.perf_counter() - t0
@@ -181,17 +184,37 @@ def _run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, cor
                 info["reason"] = f"time limit of {time_limit:g} s reached before optimality was proven"
             if not violations(problem, result.mask, enforce_gate=gate_on, enforce_sources=sources_on):
                 return result.mask, info
+            # the model holds in integers but not in exact arithmetic (rounded coefficients): a
+            # baseline that satisfies the tier is returned instead, never a false "infeasible"
+            if not violations(problem, hint, enforce_gate=gate_on, enforce_sources=sources_on):
+                info.update(status="feasible", bound=None,
+                            reason="the solver's selection broke a condition in exact arithmetic "
+                                   "(its coefficients are rounded); the best baseline that meets it is returned")
+                return hint, info
         if result.status == "unknown":
-            mask = _best_hint(problem, baseline_masks, gate_on, sources_on)
-            info.update(status="fallback", bound=None, gate_on=gate_on,
+            mask = hint
+            broken = _broken_tiers(problem, mask, gate_on, sources_on)
+            info["relaxed"].extend(t for t in broken if t not in info["relaxed"])
+            info.update(status="fallback", bound=None, gate_on=gate_on and "gate" not in broken,
                         reason=f"time limit of {time_limit:g} s reached before CP-SAT found a "
-                               "selection; the best baseline is returned")
+                               "selection; the best baseline is returned"
+                               + (f" (it does not meet: {', '.join(broken)})" if broken else ""))
             return mask, info
         # infeasible: say why, then drop this tier
         if not info["infeasible"]:
             info["infeasible"] = diagnose(problem, enforce_gate=gate_on)
         info["relaxed"].append("gate" if name == "gate" else "sources")
     raise AssertionError("the hard constraints alone are always satisfiable (the empty selection)")
+
+
+def _broken_tiers(problem: Problem, mask: np.ndarray, gate_on: bool, sources_on: bool) -> list[str]:
+    """The enforced tiers (``gate``, ``sources``) that ``mask`` does not satisfy."""
+    out = []
+    if gate_on and violations(problem, mask, enforce_gate=True, enforce_sources=False):
+        out.append("gate")
+    if sources_on and violations(problem, mask, enforce_gate=False, enforce_sources=True):
+        out.append("sources")
+    return out
 
 
 _PARAMETERS = {
@@ -241,8 +264,9 @@ def select(
         the gate (then the required sources) is dropped, the best selection under the remaining
         hard constraints is returned, and ``infeasible`` says why.
     time_limit : float
-        Seconds for the whole optimizer run (always honoured: on time-out the best solution so
-        far, or the best baseline, is returned).
+        Seconds for the optimizer's baselines and solver runs (packing and signals are not yet
+        inside it). On time-out the best solution so far is returned, or the best baseline
+        (status ``fallback``, with every tier it does not meet listed in ``relaxed``).
     weights : dict or ObjectiveWeights, optional
         Objective weights, overriding the requirements' ``weights``.
     mmr_lambda : float

@@ -132,3 +132,200 @@ def test_candidate_objects_are_validated_too():
         ctxselect.Candidate(id="x", source="s", relevance=2.0, tokens=1)
     with pytest.raises(InputError, match=r"field 'gate.max_token_utilization'.*min_token_utilization"):
         ctxselect.GateThresholds(min_token_utilization=0.5, max_token_utilization=0.4)
+
+
+# -- the API corpus of hostile inputs (issue 11) ------------------------------------------------
+# Each case is (name, call, fragments): the call must raise InputError whose one-line message holds
+# every fragment. Every case here ended in a traceback, a non-InputError exception, or a silently
+# wrong result before issue 11.
+
+def _cand(**changes):
+    cand = dict(GOOD_CANDIDATE)
+    for key, value in changes.items():
+        if value is DROP:
+            cand.pop(key)
+        else:
+            cand[key] = value
+    return cand
+
+
+def _select(cands=None, reqs=None, **kwargs):
+    return lambda: ctxselect.select([_cand()] if cands is None else cands,
+                                    {"token_budget": 100} if reqs is None else reqs, **kwargs)
+
+
+def _inspect(cands=None, reqs=None):
+    return lambda: ctxselect.inspect([_cand()] if cands is None else cands,
+                                     {"token_budget": 100} if reqs is None else reqs)
+
+
+def _reqs(**extra):
+    return {"token_budget": 100, **extra}
+
+
+BIG = 2**70
+API_CASES = [
+    # integers beyond what the solver's 64-bit arithmetic holds
+    ("tokens beyond int64", _select([_cand(tokens=BIG)]), ["candidate 'c1'", "field 'tokens'", "up to 1,000,000,000,000"]),
+    ("tokens just above the cap", _select([_cand(tokens=10**12 + 1)]), ["field 'tokens'", "up to 1,000,000,000,000"]),
+    ("rank beyond int64", _select([_cand(rank=BIG)]), ["field 'rank'", "up to"]),
+    ("budget beyond int64", _select(reqs={"token_budget": BIG}), ["field 'token_budget'", "up to"]),
+    ("budget 2**62", _select(reqs={"token_budget": 2**62}), ["field 'token_budget'", "up to"]),
+    ("budget as float inf", _select(reqs={"token_budget": float("inf")}), ["field 'token_budget'", "found inf"]),
+    ("source minimum beyond int64", _select(reqs=_reqs(required_sources={"wiki": BIG})), ["field 'required_sources.wiki'"]),
+    ("source maximum beyond int64", _select(reqs=_reqs(max_per_source={"wiki": BIG})), ["field 'max_per_source.wiki'"]),
+    ("per-source maximum beyond int64", _select(reqs=_reqs(max_per_source=BIG)), ["field 'max_per_source'"]),
+    ("chunk cap beyond int64", _select(reqs=_reqs(max_chunks=BIG)), ["field 'max_chunks'"]),
+    ("article-000 minimum beyond int64", _select(reqs=_reqs(required_sources=["wiki"], min_chunks_by_source={"wiki": BIG})),
+     ["field 'min_chunks_by_source.wiki'"]),
+    ("integer id beyond the cap", _select([_cand(id=BIG)]), ["field 'id'", "at most 1,000,000,000,000"]),
+    ("token counter returns 10**30", lambda: ctxselect.select([_cand(tokens=DROP)], _reqs(), token_counter=lambda t: 10**30),
+     ["candidate 'c1'", "field 'tokens'", "up to"]),
+    ("token counter returns text", lambda: ctxselect.select([_cand(tokens=DROP)], _reqs(), token_counter=lambda t: "5"),
+     ["field 'tokens'", "found '5'"]),
+    ("token counter returns None", lambda: ctxselect.select([_cand(tokens=DROP)], _reqs(), token_counter=lambda t: None),
+     ["field 'tokens'", "found null"]),
+    ("core_size beyond int64", _select(core_size=BIG), ["field 'core_size'"]),
+    # weights and scales the solver cannot hold
+    ("weight 1e13", _select(weights={"relevance": 1e13}), ["field 'weights.relevance'", "[0, 1e+06]"]),
+    ("weight 1e300", _select(weights={"coverage": 1e300}), ["field 'weights.coverage'"]),
+    ("weight in requirements 1e13", _select(reqs=_reqs(weights={"redundancy": 1e13})), ["field 'weights.redundancy'"]),
+    ("weight negative", _select(weights={"tokens": -1}), ["field 'weights.tokens'", "found -1"]),
+    ("weight NaN", _select(weights={"tokens": float("nan")}), ["field 'weights.tokens'", "found nan"]),
+    ("weights as a list", _select(weights=[1, 2]), ["field 'weights'", "expected an object of objective weights"]),
+    ("weights as text", _select(weights="relevance"), ["field 'weights'"]),
+    ("weights with a typo", _select(weights={"relevanse": 1}), ["field 'weights.relevanse'", "unknown objective weight", "relevance"]),
+    ("half-life 5e-324", _select(reqs=_reqs(half_life_days=5e-324)), ["field 'half_life_days'", "found 5e-324"]),
+    ("half-life zero", _select(reqs=_reqs(half_life_days=0)), ["field 'half_life_days'"]),
+    ("decay infinite", _select(reqs=_reqs(decay_lambda=float("inf"))), ["field 'decay_lambda'", "found inf"]),
+    ("source decay negative", _select(reqs=_reqs(source_decay={"wiki": -1})), ["field 'source_decay.wiki'"]),
+    ("embedding component 1e308", _select([_cand(embedding=[1e308, 1.0])]), ["field 'embedding[0]'", "[-1e+100, 1e+100]"]),
+    ("embedding empty", _select([_cand(embedding=[])]), ["field 'embedding'", "non-empty list of numbers"]),
+    ("embedding as text", _select([_cand(embedding="0.1 0.2")]), ["field 'embedding'"]),
+    ("embedding of booleans", _select([_cand(embedding=[True, False])]), ["field 'embedding[0]'"]),
+    # times
+    ("epoch milliseconds", _select([_cand(timestamp=1_730_000_000_000)]), ["field 'timestamp'", "looks like epoch milliseconds"]),
+    ("epoch microseconds", _select([_cand(timestamp=1_730_000_000_000_000)]), ["looks like epoch microseconds"]),
+    ("epoch nanoseconds", _select([_cand(timestamp=1_730_000_000_000_000_000)]), ["looks like epoch nanoseconds"]),
+    ("epoch before the year 1", _select([_cand(timestamp=-1e12)]), ["field 'timestamp'", "from the year 1 on"]),
+    ("now in milliseconds", _select(reqs=_reqs(now=1_730_000_000_000)), ["field 'now'", "milliseconds"]),
+    ("valid_to in milliseconds", _select([_cand(valid_to=1_730_000_000_000)]), ["field 'valid_to'", "milliseconds"]),
+    ("ISO time pushed before year 1 by its offset", _select([_cand(timestamp="0001-01-01T00:00:00+01:00")]),
+     ["field 'timestamp'", "years 1 to 9999"]),
+    ("ISO time pushed past 9999 by its offset", _select([_cand(timestamp="9999-12-31T23:59:59-05:00")]),
+     ["field 'timestamp'", "years 1 to 9999"]),
+    ("timestamp as a boolean", _select([_cand(timestamp=True)]), ["field 'timestamp'", "found true"]),
+    ("timestamp as a list", _select([_cand(timestamp=[2024, 1, 1])]), ["field 'timestamp'"]),
+    ("timestamp infinite", _select([_cand(timestamp=float("inf"))]), ["field 'timestamp'"]),
+    # text that is not valid Unicode, or too long
+    ("lone surrogate in text", _select([_cand(text="a\ud800b")]), ["candidate 'c1'", "field 'text'", "lone surrogate"]),
+    ("lone surrogate in id", _select([_cand(id="c\udfff")]), ["field 'id'", "lone surrogate"]),
+    ("lone surrogate in source", _select([_cand(source="\ud800")]), ["field 'source'", "lone surrogate"]),
+    ("lone surrogate in an aspect", _select([_cand(aspects=["\ud800"])]), ["field 'aspects[0]'", "lone surrogate"]),
+    ("lone surrogate in a scope", _select(reqs=_reqs(allowed_scopes=["\ud800"])), ["field 'allowed_scopes[0]'"]),
+    ("lone surrogate in the query", _select(query="why\ud800"), ["field 'query'", "lone surrogate"]),
+    ("text over the length cap", _select([_cand(text="x" * 2_000_001)]), ["field 'text'", "at most 2,000,000 characters"]),
+    ("id over the length cap", _select([_cand(id="i" * 5000)]), ["field 'id'", "at most 4,096 characters", "..."]),
+    ("source over the length cap", _select([_cand(source="s" * 5000)]), ["field 'source'", "at most 4,096"]),
+    ("empty id", _select([_cand(id="")]), ["field 'id'", "non-empty string"]),
+    ("blank source", _select([_cand(source="   ")]), ["field 'source'", "non-empty string"]),
+    # wrong types where lists, mappings and text belong
+    ("candidates None", lambda: ctxselect.select(None, _reqs()), ["field 'candidates'", "found null"]),
+    ("candidates an integer", lambda: ctxselect.select(5, _reqs()), ["field 'candidates'", "found 5"]),
+    ("candidates a dict", lambda: ctxselect.select({"id": "c1"}, _reqs()), ["field 'candidates'"]),
+    ("candidates bytes", lambda: ctxselect.select(b"[]", _reqs()), ["field 'candidates'"]),
+    ("inspect of None", lambda: ctxselect.inspect(None, _reqs()), ["field 'candidates'", "found null"]),
+    ("pack of None", lambda: ctxselect.pack(None, _reqs()), ["field 'candidates'"]),
+    ("a candidate None", _select([None]), ["candidate #0", "expected a candidate object"]),
+    ("a candidate a list", _select([[1, 2]]), ["candidate #0"]),
+    ("requirements None", lambda: ctxselect.select([_cand()], None), ["field 'requirements'"]),
+    ("requirements a list", lambda: ctxselect.select([_cand()], [100]), ["field 'requirements'", "expected an object"]),
+    ("query an integer", _select(query=123), ["field 'query'", "expected a string", "found 123"]),
+    ("query bytes", _select(query=b"why"), ["field 'query'", "found bytes"]),
+    ("query a list", _select(query=["why"]), ["field 'query'"]),
+    ("method an integer", _select(method=3), ["field 'method'", "one of greedy"]),
+    ("order unknown", _select(order="random"), ["field 'order'", "one of edges"]),
+    ("time limit NaN", _select(time_limit=float("nan")), ["field 'time_limit'"]),
+    ("time limit zero", _select(time_limit=0), ["field 'time_limit'"]),
+    ("enforce_gate as text", _select(enforce_gate="yes"), ["field 'enforce_gate'", "true or false"]),
+    ("hard conflict severity 5", _select(hard_conflict_severity=5), ["field 'hard_conflict_severity'"]),
+    ("mmr lambda 2", _select(method="mmr", mmr_lambda=2), ["field 'mmr_lambda'"]),
+    ("signal option with a typo", _select(signal_options={"treshold": 0.5}), ["field 'signal_options.treshold'",
+                                                                              "unknown signals option", "redundancy_threshold"]),
+    ("signal options a list", _select(signal_options=["similarity"]), ["field 'signal_options'"]),
+    ("fields with a non-text key", _select([_cand(fields={1: 2})]), ["field 'fields'", "non-empty string keys"]),
+    ("a candidate key that is not text", _select([{**_cand(), 5: 1}]), ["non-empty string keys"]),
+    # silently wrong before
+    ("budget and token_budget both", _select(reqs={"token_budget": 100, "budget": 5}),
+     ["field 'requirements.budget'", "both given"]),
+    ("gate key flat and nested", _select(reqs=_reqs(min_coverage=0.1, gate={"min_coverage": 0.9})),
+     ["field 'requirements.min_coverage'", "both at the top level and in `gate`"]),
+    ("conflict field named after a candidate key", _select(reqs=_reqs(conflict_fields=["source"])),
+     ["field 'conflict_fields.source'", "is a candidate key, not a claim"]),
+    ("conflict field named version", _inspect(reqs=_reqs(conflict_fields={"version": 0.5})),
+     ["field 'conflict_fields.version'"]),
+    ("conflict field holding an object", _inspect([_cand(refund={"days": 30}), _cand(id="c2", refund={"days": 14})],
+                                                  _reqs(conflict_fields=["refund"])),
+     ["candidate 'c1'", "field 'refund'", "expected a string, number, boolean or null"]),
+    ("conflict field holding a list", _inspect([_cand(refund=[30])], _reqs(conflict_fields=["refund"])),
+     ["field 'refund'"]),
+    ("unknown gate threshold", _select(reqs=_reqs(gate={"min_coverag": 0.5})), ["field 'gate.min_coverag'", "unknown gate threshold"]),
+    ("gate not an object", _select(reqs=_reqs(gate=[0.5])), ["field 'gate'"]),
+    ("scopes as text", _select(reqs=_reqs(allowed_scopes="public")), ["field 'allowed_scopes'", "a list of strings"]),
+    ("a scope null", _select(reqs=_reqs(allowed_scopes=["public", None])), ["field 'allowed_scopes[1]'"]),
+    ("aspect weight zero", _select(reqs=_reqs(required_aspects={"a": 0})), ["field 'required_aspects.a'"]),
+    ("aspect weight infinite", _select(reqs=_reqs(required_aspects={"a": float("inf")})), ["field 'required_aspects.a'"]),
+]
+
+
+@pytest.mark.parametrize("name,call,fragments", API_CASES, ids=[c[0] for c in API_CASES])
+def test_hostile_api_input(name, call, fragments):
+    with pytest.raises(InputError) as info:
+        call()
+    message = str(info.value)
+    for fragment in fragments:
+        assert fragment in message, (fragment, message)
+    assert "\n" not in message and len(message) < 600, message
+
+
+def test_the_api_corpus_is_large_and_distinct():
+    assert len({c[0] for c in API_CASES}) == len(API_CASES) >= 80
+
+
+def test_true_and_one_are_different_claim_values():
+    chunks = [_cand(fields={"f": True}), _cand(id="c2", fields={"f": 1}), _cand(id="c3", fields={"f": 1.0})]
+    report = ctxselect.inspect(chunks, _reqs(conflict_fields=["f"]))
+    pairs = {(p.a, p.b) for p in report.conflicting_pairs}
+    assert pairs == {("c1", "c2"), ("c1", "c3")}  # 1 and 1.0 are one number; true is not 1
+
+
+def test_epoch_seconds_in_range_still_read():
+    sel = ctxselect.select([_cand(timestamp=1_730_000_000)], _reqs(now=1_730_000_000 + 86400))
+    assert sel.ids == ["c1"]
+
+
+def test_tiny_relevance_keeps_the_freshness_gate():
+    """Relevance of 1e-7 rounded the gate's freshness row to zeros: the solver picked the stale
+    chunk, the exact check failed, and the gate was reported infeasible with [] returned."""
+    chunks = [{"id": "fresh", "source": "s", "tokens": 50, "relevance": 1e-7, "timestamp": "2026-01-01"},
+              {"id": "old", "source": "s", "tokens": 10, "relevance": 1e-7, "timestamp": "2000-01-01"}]
+    sel = ctxselect.select(chunks, {"token_budget": 100, "now": "2026-01-02", "min_coverage": 0})
+    assert sel.ids == ["fresh"] and sel.relaxed == [] and sel.infeasible == []
+    assert sel.report.passed
+
+
+def test_fallback_says_which_tiers_it_breaks(monkeypatch):
+    """When CP-SAT finds nothing in time, the baseline returned names every tier it misses."""
+    import math
+
+    import ctxselect.selection as selection_module
+    from ctxselect.selectors.optimal import OptimalResult
+
+    monkeypatch.setattr(selection_module, "solve_optimal",
+                        lambda problem, **kw: OptimalResult(None, "unknown", math.inf, -math.inf, True, {}))
+    chunks = [{"id": f"p{k}", "source": "policy", "tokens": 30, "relevance": 0.9} for k in range(3)]
+    chunks.append({"id": "st", "source": "status", "tokens": 30, "relevance": 0.1})
+    sel = ctxselect.select(chunks, {"token_budget": 90, "required_sources": ["status"], "min_coverage": 0})
+    assert sel.status == "fallback"
+    assert "sources" in sel.relaxed and "st" not in sel.ids
+    assert "does not meet" in sel.status_reason and "sources" in sel.status_reason

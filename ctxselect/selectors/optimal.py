@@ -95,6 +95,22 @@ def _scaled(values: np.ndarray) -> list[int]:
     return np.rint(np.asarray(values, dtype=np.float64) * SCALE).astype(np.int64).tolist()
 
 
+#: Gate rows that are homogeneous (Σ c_i x_i ≥ 0 and the like) are scaled so that their largest
+#: coefficient is this, whatever the magnitude of relevance or weights: a fixed scale rounded
+#: relevances of 1e-7 to zero and lost the condition.
+_ROW_SCALE = 10**9
+
+
+def _homogeneous(values: np.ndarray) -> list[int]:
+    """Integer coefficients proportional to ``values`` (largest magnitude :data:`_ROW_SCALE`);
+    signs are kept, so a row ``Σ c_i x_i ≥ 0`` means the same after rounding up to 1e-9."""
+    values = np.asarray(values, dtype=np.float64)
+    peak = float(np.abs(values).max()) if values.size else 0.0
+    if peak == 0.0:
+        return [0] * len(values)
+    return np.rint(values / peak * _ROW_SCALE).astype(np.int64).tolist()
+
+
 def upper_bound(problem: Problem, capacity: int) -> float:
     """A valid upper bound of the objective over every subset within ``capacity`` tokens:
     the fractional knapsack of each chunk's value plus every aspect it covers (penalties are
@@ -233,16 +249,16 @@ def solve_optimal(
         if gate.min_policy_admissibility > 0 or gate.min_freshness > 0 or gate.min_coverage > 0:
             b.linear(x, [1] * len(x), 1, len(x))  # an empty context fails the gate
         if aspect_weights.size and gate.min_coverage > 0:
-            need = math.ceil(gate.min_coverage * aspect_weights.sum() * SCALE - 1e-3)
+            weights = _homogeneous(aspect_weights)  # Σ ω_a y_a ≥ ρ Σ ω_a holds under any scaling
+            need = math.ceil(gate.min_coverage * sum(weights) * (1 - _TOL))
             required = [(y, a) for y, a in y_vars if a < problem.n_required]
-            b.linear([y for y, _ in required], [int(round(aspect_weights[a] * SCALE)) for _, a in required],
-                     need, _INT64_MAX)
+            b.linear([y for y, _ in required], [weights[a] for _, a in required], need, _INT64_MAX)
         if gate.min_freshness > 0:
             fresh = packed.relevance[core] * (problem.signals.freshness[core] - gate.min_freshness)
-            b.linear(x, _scaled(fresh), 0, _INT64_MAX)
+            b.linear(x, _homogeneous(fresh), 0, _INT64_MAX)
         if gate.max_stale_risk is not None:
             stale = (~packed.valid_now[core]).astype(np.float64) - gate.max_stale_risk
-            b.linear(x, _scaled(stale), -_INT64_MAX, 0)
+            b.linear(x, _homogeneous(stale), -_INT64_MAX, 0)
 
     # objective: values, aspect gains, pair penalties (z >= x_i + x_j - 1)
     b.maximize(x, _scaled(problem.value[core]))
