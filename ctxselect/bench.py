@@ -121,12 +121,28 @@ def gold_metrics(query: Query, ids: Sequence[str]) -> dict[str, float] | None:
 
 
 def with_budget(query: Query, budget: int | None, budget_scale: float | None) -> Query:
-    """The query with its token budget replaced (``budget``) or scaled (``budget_scale``)."""
+    """The query with its token budget replaced (``budget``) or scaled (``budget_scale``).
+
+    Raises
+    ------
+    InputError
+        Naming the query, when the scaled budget is not a valid budget (too large to count).
+    """
     if budget is None and budget_scale is None:
         return query
     reqs = query.requirements
-    new = budget if budget is not None else max(1, int(round(reqs.token_budget * budget_scale)))
-    return dataclasses.replace(query, requirements=dataclasses.replace(reqs, token_budget=new))
+    if budget is not None:
+        new = budget
+    else:
+        scaled = reqs.token_budget * budget_scale
+        if not math.isfinite(scaled):
+            raise InputError(query_id=query.query_id, field="budget_scale",
+                             expected="a scale that keeps the token budget finite", found=budget_scale)
+        new = max(1, int(round(scaled)))
+    try:
+        return dataclasses.replace(query, requirements=dataclasses.replace(reqs, token_budget=new))
+    except InputError as err:
+        raise err.located(query_id=query.query_id) from None
 
 
 def _bench_query(args) -> list[QueryRecord]:

@@ -1,19 +1,30 @@
 """The ``ctxselect`` command line: thin commands over library functions.
 
 Exit codes: 0 success (and, for ``inspect``, every query passes the gate), 1 some query fails the
-gate, 2 bad input or arguments (a one-line message on stderr, no traceback).
+gate, 2 bad input or arguments — a bad option included — (a one-line message on stderr
+``ctxselect: error: ...``, no traceback).
+
+User strings (ids, query ids, sources, trace ids, file names, and messages that quote them) reach
+the terminal as data: never as rich markup or emoji codes, and with every non-printable character
+(control characters such as newline, tab and ESC, DEL, C1 controls, bidirectional overrides and
+isolates, lone surrogates) shown as its escape (``\\n``, ``\\x1b``, ``\\u202e``) — see
+:func:`terminal_text`. ``--json`` output is JSON (ASCII, every such character escaped by JSON).
 """
 
 from __future__ import annotations
 
 import json
+import math
+import os
+import signal
 import sys
 from pathlib import Path
-from typing import Annotated, Any, Callable
+from typing import Annotated, Any, Callable, Sequence
 
 import numpy as np
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -22,11 +33,12 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 from rich.table import Table
+from typer.core import TyperGroup
 
 from .ablation import ablation_variants
 from .audit import audit
 from .bench import SHORT_HEADERS, BenchResult, run_bench, summary_table, to_markdown
-from .dump import Query, read_dump, read_jsonl, write_dump, write_jsonl
+from .dump import Query, output_target, read_dump, read_jsonl, write_dump, write_jsonl
 from .errors import CtxSelectError, InputError
 from .generate import GeneratorConfig, generate_queries
 from .inspection import QualityReport, report_for
@@ -37,25 +49,107 @@ from .selection import Selection, select
 from .selectors.registry import Method, Order, parse_choice
 from .trace import trace
 
+EXIT_OK, EXIT_GATE_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+
+_NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escaped(ch: str) -> str:
+    if ch in _NAMED_ESCAPES:
+        return _NAMED_ESCAPES[ch]
+    code = ord(ch)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def terminal_text(value: object) -> str:
+    """A user string made safe to print: one line, no control sequence.
+
+    Every character that is not printable (``str.isprintable``: C0 and C1 control characters
+    including newline, tab and ESC, DEL, format characters such as the bidirectional overrides
+    U+202A–U+202E and isolates U+2066–U+2069, line and paragraph separators, lone surrogates) is
+    replaced by its Python escape (``\\n``, ``\\x1b``, ``\\u202e``). Rich markup is left alone: wrap
+    the result in :func:`rich.markup.escape` (as :func:`_data` does) before a rich console prints it.
+
+    Parameters
+    ----------
+    value : object
+        Converted with ``str``.
+
+    Returns
+    -------
+    str
+    """
+    text = str(value)
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else _escaped(ch) for ch in text)
+
+
+def _data(value: object) -> str:
+    """A user string for rich markup: escaped characters, markup shown literally."""
+    return escape(terminal_text(value))
+
+
+def _error_line(message: object) -> str:
+    return f"ctxselect: error: {terminal_text(message)}"
+
+
+_CLICK_ERROR = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+
+
+class _OneLineErrors(TyperGroup):
+    """The command group, with every usage or option error as one line on stderr (exit 2)."""
+
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
+             complete_var: str | None = None, standalone_mode: bool = True, **extra: Any) -> Any:
+        try:
+            code = super().main(args=args, prog_name=prog_name, complete_var=complete_var,
+                                standalone_mode=False, **extra)
+        except _CLICK_ERROR as err:
+            if type(err).__name__ == "NoArgsIsHelpError":
+                code = EXIT_BAD_INPUT  # the help was printed (no command given)
+            else:
+                ctx = getattr(err, "ctx", None)
+                hint = ""
+                if ctx is not None:
+                    command = "ctxselect" + (f" {ctx.info_name}" if ctx.parent is not None else "")
+                    hint = f" (see '{command} --help')"
+                typer.echo(_error_line(err.format_message()) + hint, err=True)
+                code = err.exit_code
+        except typer.Abort:
+            typer.echo(_error_line("aborted"), err=True)
+            code = EXIT_GATE_FAILED
+        if not standalone_mode:
+            return code
+        sys.exit(code if isinstance(code, int) else EXIT_OK)
+
+
 app = typer.Typer(
     name="ctxselect",
+    cls=_OneLineErrors,
     help="Choose and inspect the retrieved chunks that go into an LLM's context window.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
 
-EXIT_OK, EXIT_GATE_FAILED, EXIT_BAD_INPUT = 0, 1, 2
-
 DumpPath = Annotated[Path, typer.Argument(help="A JSONL candidate dump (one query per line).",
                                           show_default=False)]
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON for machines instead of tables.")]
 
 
+def _finite(value: float | None) -> float | None:
+    """Option callback: a float option must be a finite number (checked before any work)."""
+    if value is not None and not math.isfinite(value):
+        raise typer.BadParameter(f"expected a finite number, found {value}")
+    return value
+
+
 def _console(stderr: bool = False) -> Console:
-    """A console as wide as the terminal, or 200 columns when the output is not a terminal."""
-    console = Console(stderr=stderr)
-    return console if console.is_terminal else Console(stderr=stderr, width=200)
+    """A console as wide as the terminal, or 200 columns when the output is not a terminal; emoji
+    codes (``:smile:``) are never replaced."""
+    console = Console(stderr=stderr, emoji=False)
+    return console if console.is_terminal else Console(stderr=stderr, width=200, emoji=False)
 
 
 def _guarded(work: Callable[[], int]) -> None:
@@ -63,12 +157,31 @@ def _guarded(work: Callable[[], int]) -> None:
     try:
         code = work()
     except CtxSelectError as err:
-        typer.echo(f"ctxselect: error: {err}", err=True)
+        typer.echo(_error_line(err), err=True)
         raise typer.Exit(EXIT_BAD_INPUT) from None
     except OSError as err:
-        typer.echo(f"ctxselect: error: {err}", err=True)
+        message = f"{err.filename}: {err.strerror}" if err.filename and err.strerror else err
+        typer.echo(_error_line(message), err=True)
         raise typer.Exit(EXIT_BAD_INPUT) from None
     raise typer.Exit(code)
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def _check_output(out: Path | None, inputs: Sequence[Path], option: str) -> None:
+    """Refuse, before any work, an output that is not a regular file or is one of the inputs."""
+    if out is None:
+        return
+    output_target(out)
+    for source in inputs:
+        if _same_file(out, source):
+            raise InputError(file=str(out), field=option, message="this is an input file; writing it would "
+                             "destroy the input", expected="another path")
 
 
 def _threshold_of(report: QualityReport) -> dict[str, str]:
@@ -77,7 +190,7 @@ def _threshold_of(report: QualityReport) -> dict[str, str]:
 
 def _report_table(query_id: str, report: QualityReport) -> Table:
     verdict = "[green]PASS[/green]" if report.passed else "[red]FAIL[/red]"
-    table = Table(title=f"{query_id}  {verdict}  ({len(report.ids)} chunks, {report.tokens_used} tokens)",
+    table = Table(title=f"{_data(query_id)}  {verdict}  ({len(report.ids)} chunks, {report.tokens_used} tokens)",
                   title_justify="left")
     table.add_column("metric")
     table.add_column("value", justify="right")
@@ -105,7 +218,7 @@ def _inspect_dump(dump: Path, as_json: bool) -> int:
         else:
             console.print(_report_table(query.query_id, report))
             for failure in report.failures:
-                console.print(f"  [red]x[/red] {failure.message}", highlight=False)
+                console.print(f"  [red]x[/red] {_data(failure.message)}", highlight=False)
             console.print()
     if n_total == 0:
         raise InputError(file=str(dump), message="the dump holds no query")
@@ -128,7 +241,7 @@ def inspect_command(dump: DumpPath, as_json: JsonFlag = False) -> None:
 def _selection_table(query: Query, selection: Selection) -> Table:
     verdict = "[green]PASS[/green]" if selection.report.passed else "[red]FAIL[/red]"
     gap = "" if selection.gap is None else f", gap {selection.gap:.2%}"
-    table = Table(title=(f"{query.query_id}  {selection.method}: {selection.status}{gap}, objective "
+    table = Table(title=(f"{_data(query.query_id)}  {selection.method}: {selection.status}{gap}, objective "
                          f"{selection.objective:.4f}, {selection.tokens}/{query.requirements.token_budget} "
                          f"tokens, gate {verdict}"), title_justify="left")
     for column in ("#", "id", "source", "tokens", "relevance"):
@@ -136,15 +249,17 @@ def _selection_table(query: Query, selection: Selection) -> Table:
     by_id = {c.id: c for c in query.candidates}
     for k, cid in enumerate(selection.ids, start=1):
         c = by_id[cid]
-        table.add_row(str(k), cid, c.source, str(c.tokens), f"{c.relevance:.3f}")
+        table.add_row(str(k), _data(cid), _data(c.source), str(c.tokens), f"{c.relevance:.3f}")
     return table
 
 
 def _select_dump(dump: Path, method: Method, order: Order, enforce_gate: bool, time_limit: float,
                  as_json: bool, out: Path | None, show_excluded: bool) -> int:
+    _check_output(out, [dump], "--out")
     console = _console()
     results: list[dict[str, Any]] = []
     chosen: list[Query] = []
+    n_queries = 0
     for query in read_dump(dump):
         selection = select(query.candidates, query.requirements, query.query, method, order=order,
                            enforce_gate=enforce_gate, time_limit=time_limit)
@@ -153,21 +268,21 @@ def _select_dump(dump: Path, method: Method, order: Order, enforce_gate: bool, t
                                 query.gold, list(selection.ids), query.extra))
         if as_json:
             results.append({"query_id": query.query_id, **selection.to_dict()})
+            n_queries += 1
             continue
         console.print(_selection_table(query, selection))
         for failure in selection.report.failures:
-            console.print(f"  [red]x[/red] {failure.message}", highlight=False)
+            console.print(f"  [red]x[/red] {_data(failure.message)}", highlight=False)
         for line in selection.infeasible:
-            console.print(f"  [yellow]![/yellow] cannot pass: {line}", highlight=False)
+            console.print(f"  [yellow]![/yellow] cannot pass: {_data(line)}", highlight=False)
         if show_excluded:
             for cid, reason in selection.excluded.items():
-                console.print(f"  - {cid}: {reason}", highlight=False)
+                console.print(f"  - {_data(cid)}: {_data(reason)}", highlight=False)
         console.print()
-    if not results and not chosen and as_json:
+        n_queries += 1
+    if not n_queries:
         raise InputError(file=str(dump), message="the dump holds no query")
     if out is not None:
-        if not chosen:
-            raise InputError(file=str(dump), message="the dump holds no query")
         write_dump(out, chosen)
     if as_json:
         sys.stdout.write(json.dumps({"queries": results}, indent=2) + "\n")
@@ -180,7 +295,8 @@ def select_command(
     method: Annotated[Method, typer.Option(help="Selection method.")] = Method.OPTIMAL,
     order: Annotated[Order, typer.Option(help="Assembly order of the selected chunks.")] = Order.EDGES,
     gate: Annotated[bool, typer.Option("--gate/--no-gate", help="Enforce the quality gate (optimal).")] = True,
-    time_limit: Annotated[float, typer.Option(min=0.001, help="Seconds per query for the optimizer.")] = 1.0,
+    time_limit: Annotated[float, typer.Option(min=0.001, callback=_finite,
+                                               help="Seconds per query for the optimizer.")] = 1.0,
     as_json: JsonFlag = False,
     out: Annotated[Path | None, typer.Option(help="Write the dump back with `selected` filled "
                                                   "(whole or not at all).")] = None,
@@ -213,6 +329,7 @@ def _bench_tables(result: BenchResult) -> list[Table]:
 def _bench(dumps: list[Path], methods: str, budget: int | None, budget_scale: float | None, jobs: int,
            time_limit: float, as_json: bool, plot: Path | None, markdown: bool) -> int:
     names = _methods(methods)
+    _check_output(plot, dumps, "--plot")
     queries = [q for dump in dumps for q in read_dump(dump)]
     console = Console(stderr=True)
     with Progress(TextColumn("bench"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -243,9 +360,11 @@ def bench_command(
     dumps: Annotated[list[Path], typer.Argument(help="One or more JSONL candidate dumps.", show_default=False)],
     methods: Annotated[str, typer.Option(help="Comma-separated methods to compare.")] = "greedy,topk,density,mmr,optimal",
     budget: Annotated[int | None, typer.Option(min=1, help="Use this token budget for every query.")] = None,
-    budget_scale: Annotated[float | None, typer.Option(min=0.0, help="Scale every query's budget.")] = None,
+    budget_scale: Annotated[float | None, typer.Option(min=0.0, callback=_finite,
+                                                       help="Scale every query's budget.")] = None,
     jobs: Annotated[int, typer.Option(min=1, help="Worker processes.")] = 1,
-    time_limit: Annotated[float, typer.Option(min=0.001, help="Seconds per query for the optimizer.")] = 1.0,
+    time_limit: Annotated[float, typer.Option(min=0.001, callback=_finite,
+                                               help="Seconds per query for the optimizer.")] = 1.0,
     as_json: JsonFlag = False,
     plot: Annotated[Path | None, typer.Option(help="Write a PNG: quality against latency, metric bars.")] = None,
     markdown: Annotated[bool, typer.Option("--markdown", help="Print the summary as a markdown table.")] = False,
@@ -267,7 +386,7 @@ def _compare(dump: Path, query_id: str, a: Method, b: Method, time_limit: float,
         return EXIT_OK
     console = _console()
     pos = {side: {cid: k for k, cid in enumerate(s.ids, start=1)} for side, s in sel.items()}
-    table = Table(title=f"{query_id}: {a.value} (A) vs {b.value} (B)", title_justify="left")
+    table = Table(title=f"{_data(query_id)}: {a.value} (A) vs {b.value} (B)", title_justify="left")
     for column in ("id", "source", "tokens", "relevance", "A", "B", "left out because"):
         table.add_column(column, justify="right" if column in ("tokens", "relevance", "A", "B") else "left")
     for c in sorted(query.candidates, key=lambda c: -c.relevance):
@@ -277,8 +396,8 @@ def _compare(dump: Path, query_id: str, a: Method, b: Method, time_limit: float,
             why = [f"both: {why_a}"]
         else:
             why = [f"{side}: {text}" for side, text in (("A", why_a), ("B", why_b)) if text is not None]
-        table.add_row(c.id, c.source, str(c.tokens), f"{c.relevance:.3f}", str(in_a or "-"), str(in_b or "-"),
-                      "; ".join(why))
+        table.add_row(_data(c.id), _data(c.source), str(c.tokens), f"{c.relevance:.3f}", str(in_a or "-"),
+                      str(in_b or "-"), _data("; ".join(why)))
     console.print(table)
     deltas = Table(title="metrics", title_justify="left")
     for column in ("", "A", "B", "B - A"):
@@ -301,7 +420,7 @@ def compare_command(
     query: Annotated[str, typer.Option("--query", help="The query id.", show_default=False)],
     a: Annotated[Method, typer.Option("--a", help="First method.")] = Method.GREEDY,
     b: Annotated[Method, typer.Option("--b", help="Second method.")] = Method.OPTIMAL,
-    time_limit: Annotated[float, typer.Option(min=0.001, help="Seconds for the optimizer.")] = 1.0,
+    time_limit: Annotated[float, typer.Option(min=0.001, callback=_finite, help="Seconds for the optimizer.")] = 1.0,
     as_json: JsonFlag = False,
 ) -> None:
     """Two selections of one query side by side: what each took and left out, and why."""
@@ -316,7 +435,7 @@ def gen_command(
     words_mean: Annotated[int, typer.Option(min=1, help="Mean words per chunk.")] = 80,
     words_spread: Annotated[float, typer.Option(min=0, max=1, help="Std of words / mean.")] = 0.5,
     sources: Annotated[int, typer.Option(min=1)] = 4,
-    source_skew: Annotated[float, typer.Option(min=0, help="Zipf exponent of source shares.")] = 1.0,
+    source_skew: Annotated[float, typer.Option(min=0, callback=_finite, help="Zipf exponent of source shares.")] = 1.0,
     required_sources: Annotated[int, typer.Option(min=0)] = 2,
     aspects: Annotated[int, typer.Option(min=0, help="Required aspects per query.")] = 4,
     gold_share: Annotated[float, typer.Option(min=0, max=1, help="Share of candidates that are gold.")] = 0.15,
@@ -325,7 +444,8 @@ def gen_command(
     version_rate: Annotated[float, typer.Option(min=0, max=1, help="Chunks that are versions of a doc.")] = 0.08,
     stale_rate: Annotated[float, typer.Option(min=0, max=1, help="Chunks past their validity window.")] = 0.1,
     inadmissible_rate: Annotated[float, typer.Option(min=0, max=1)] = 0.05,
-    budget_factor: Annotated[float, typer.Option(min=0.01, help="Budget = factor x gold tokens.")] = 1.5,
+    budget_factor: Annotated[float, typer.Option(min=0.01, callback=_finite,
+                                                 help="Budget = factor x gold tokens.")] = 1.5,
     embedding_dim: Annotated[int, typer.Option(min=0, help="0: no embeddings.")] = 0,
     planted_rate: Annotated[float, typer.Option(min=0, max=1, help="Queries with a planted conflicting fact.")] = 0.0,
     planted_majority_rate: Annotated[float, typer.Option(min=0, max=1, help="Share of plants where the false "
@@ -339,8 +459,9 @@ def gen_command(
     knobs = {k: v for k, v in locals().items() if k != "out"}
 
     def work() -> int:
+        _check_output(out, [], "OUT")
         count = write_dump(out, generate_queries(GeneratorConfig(**knobs)))
-        typer.echo(f"wrote {count} queries to {out}")
+        typer.echo(f"wrote {count} queries to {terminal_text(out)}")
         return EXIT_OK
 
     _guarded(work)
@@ -372,12 +493,12 @@ def _audit(path: Path, as_json: bool) -> int:
     console = _console()
     colour = {"PASS": "green", "WARN": "yellow", "FAIL": "red"}
     for name, report in results:
-        console.print(f"[bold]{name}[/bold]  overall {report.overall}/100  "
+        console.print(f"[bold]{_data(name)}[/bold]  overall {report.overall}/100  "
                       f"[{colour[report.label]}]{report.label}[/{colour[report.label]}]")
         for sub in report.subscores:
-            console.print(f"   {sub.name:12s} {sub.score:3d}/100  {sub.finding}", highlight=False)
+            console.print(f"   {sub.name:12s} {sub.score:3d}/100  {_data(sub.finding)}", highlight=False)
         for line in report.recommendations:
-            console.print(f"   -> {line}", highlight=False)
+            console.print(f"   -> {_data(line)}", highlight=False)
         console.print()
     return EXIT_OK
 
@@ -393,13 +514,14 @@ def audit_command(
 
 
 def _ablate(dump: Path, out: Path, method: Method, seed: int, time_limit: float) -> int:
+    _check_output(out, [dump], "--out")
     queries = list(read_dump(dump))
     if not queries:
         raise InputError(file=str(dump), message="the dump holds no query")
     selections = [select(q.candidates, q.requirements, q.query, method, time_limit=time_limit).ids for q in queries]
     rows = list(ablation_variants(queries, selections, seed=seed))
     write_jsonl(out, rows)
-    typer.echo(f"wrote {len(rows)} variants of {len(queries)} queries to {out}")
+    typer.echo(f"wrote {len(rows)} variants of {len(queries)} queries to {terminal_text(out)}")
     return EXIT_OK
 
 
@@ -409,7 +531,8 @@ def ablate_command(
     out: Annotated[Path, typer.Option("--out", help="JSONL to write (whole or not at all).", show_default=False)],
     method: Annotated[Method, typer.Option(help="Selection method for the full context.")] = Method.OPTIMAL,
     seed: Annotated[int, typer.Option(min=0, help="Seed of the shuffled variant.")] = 0,
-    time_limit: Annotated[float, typer.Option(min=0.001, help="Seconds per query for the optimizer.")] = 1.0,
+    time_limit: Annotated[float, typer.Option(min=0.001, callback=_finite,
+                                               help="Seconds per query for the optimizer.")] = 1.0,
 ) -> None:
     """Write the ablation variants (full, none, shuffled, truncated half / quarter, reordered) of
     each query's selection, for your harness to run and diff."""
@@ -421,6 +544,24 @@ def _root() -> None:
     """Choose and inspect the retrieved chunks that go into an LLM's context window."""
 
 
+def _terminate(signum: int, frame: Any) -> None:
+    raise SystemExit(128 + signum)  # unwinds: temporary files are removed
+
+
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point.
+
+    Output that the terminal's encoding cannot show is written as backslash escapes (never a
+    UnicodeEncodeError), and SIGTERM exits through Python's cleanup (a partly written output file
+    is removed).
+    """
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(errors="backslashreplace")
+        except (AttributeError, ValueError, OSError):
+            pass
+    try:
+        signal.signal(signal.SIGTERM, _terminate)
+    except (ValueError, OSError):  # pragma: no cover - not the main thread
+        pass
     app()

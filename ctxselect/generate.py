@@ -58,7 +58,7 @@ class GeneratorConfig:
                      "planted_favour_false"):
             checks.number(getattr(self, name), name, low=0.0, high=1.0)
         checks.number(self.source_skew, "source_skew", low=0.0)
-        checks.number(self.budget_factor, "budget_factor", low=0.0, low_open=True)
+        checks.number(self.budget_factor, "budget_factor", low=0.0, high=1e6, low_open=True)
         if self.required_sources > self.sources:
             raise checks.InputError(field="required_sources", expected=f"at most sources ({self.sources})",
                                     found=self.required_sources)
@@ -140,7 +140,8 @@ def _query(rng, config: GeneratorConfig, q: int, vocabulary, sources, source_p) 
         cands[i]["doc_id"] = f"q{q}-doc{int(rng.integers(0, docs))}"
         cands[i]["version"] = str(int(rng.integers(1, 4)))
     gold_ids = [cands[i]["id"] for i in np.flatnonzero(is_gold)]
-    planted = _plant_conflict(rng, config, q, cands, topic, vocabulary, sources) if rng.random() < config.planted_rate else None
+    planted = (_plant_conflict(rng, config, q, cands, topic, vocabulary, sources, topic_vectors)
+               if rng.random() < config.planted_rate else None)
     if planted:
         gold_ids += planted["true"]
     relevance = np.array([c["relevance"] for c in cands])
@@ -172,10 +173,13 @@ def _query(rng, config: GeneratorConfig, q: int, vocabulary, sources, source_p) 
 _UNITS = ["people", "days", "percent", "units", "miles", "votes"]
 
 
-def _plant_conflict(rng, config: GeneratorConfig, q: int, cands: list, topic, vocabulary, sources) -> dict:
+def _plant_conflict(rng, config: GeneratorConfig, q: int, cands: list, topic, vocabulary, sources,
+                    topic_vectors) -> dict:
     """Add chunks that state one fact: ``planted_true_copies`` with the true value, from distinct
     documents and sources, and one (or, as the majority, copies + 1) with an edited value. The
-    false side's relevance is as high as the truth's, and higher with ``planted_favour_false``."""
+    false side's relevance is as high as the truth's, and higher with ``planted_favour_false``.
+    With ``embedding_dim`` they get topical embeddings like every other chunk (a dump's candidates
+    have embeddings all or none)."""
     subject = " ".join(rng.choice(topic, 3).tolist())
     unit = str(rng.choice(_UNITS))
     truth = int(rng.integers(100, 9000))
@@ -199,5 +203,8 @@ def _plant_conflict(rng, config: GeneratorConfig, q: int, cands: list, topic, vo
                 "rank": 0, "timestamp": NOW - float(rng.uniform(1, 30)) * DAY, "scope": "public",
                 "doc_id": f"q{q}-factdoc-{side}{k}", "aspects": [],
             })
+            if config.embedding_dim:
+                base = topic_vectors[int(rng.integers(0, len(topic_vectors)))]
+                cands[-1]["embedding"] = np.round(base + rng.normal(size=config.embedding_dim), 4).tolist()
             out[side].append(cid)
     return out

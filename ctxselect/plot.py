@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import os
-import tempfile
-from pathlib import Path
 
 from .bench import BenchResult
+from .dump import open_atomic, output_target
 from .errors import InputError
 
 __all__ = ["plot_bench"]
@@ -16,7 +15,20 @@ _SHOWN = ("coverage_weighted", "token_utilization", "source_starvation", "contra
 
 
 def plot_bench(result: BenchResult, path: str | os.PathLike) -> None:
-    """Quality against latency (left) and per-metric bars (right), written whole or not at all."""
+    """Quality against latency (left) and per-metric bars (right), a PNG written whole or not at all.
+
+    Parameters
+    ----------
+    result : BenchResult
+    path : str or path-like
+        Written as :func:`ctxselect.dump.open_atomic` writes (mode from the umask or the existing
+        file, symlinks written through, a non-regular target refused).
+
+    Raises
+    ------
+    InputError
+        Without matplotlib, or when the target cannot be written.
+    """
     try:
         import matplotlib
 
@@ -25,7 +37,7 @@ def plot_bench(result: BenchResult, path: str | os.PathLike) -> None:
     except ImportError:
         raise InputError(field="--plot", message="plotting needs matplotlib",
                          expected="pip install 'ctxselect[plot]'") from None
-    target = Path(path)
+    output_target(path)  # refuse a bad target before drawing
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
     for s in result.summaries:
         left.scatter(s.latency_p50 * 1e3, s.objective, s=60)
@@ -43,12 +55,8 @@ def plot_bench(result: BenchResult, path: str | os.PathLike) -> None:
     right.set_title("quality metrics (mean)")
     right.legend(fontsize=8)
     fig.tight_layout()
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".png", dir=target.parent if str(target.parent) else ".")
-    os.close(fd)
     try:
-        fig.savefig(tmp, dpi=110)
-        os.replace(tmp, target)
+        with open_atomic(path, binary=True) as handle:
+            fig.savefig(handle, format="png", dpi=110)
     finally:
         plt.close(fig)
-        if os.path.exists(tmp):
-            os.unlink(tmp)

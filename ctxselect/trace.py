@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping
 
 from rapidfuzz import fuzz
 
@@ -64,7 +64,7 @@ class TracedChunk:
 
 def trace(
     chunks: Iterable[Mapping[str, Any]],
-    prompts: Sequence[str] | str,
+    prompts: list[str] | tuple[str, ...] | str,
     *,
     fuzzy_threshold: float = 90.0,
 ) -> list[TracedChunk]:
@@ -77,8 +77,9 @@ def trace(
         ``tokens`` (default: the token counter on the text), ``relevance`` / ``score`` (a chunk
         without either has ``score_missing``). Retrieval order is ``rank`` when given, else the
         order given.
-    prompts : str or sequence of str
-        The prompts of the trace's LLM calls.
+    prompts : str, or list or tuple of str
+        The prompts of the trace's LLM calls (one string is one prompt); anything else (a dict,
+        a set, bytes, None) is an :class:`InputError` naming ``prompts``.
     fuzzy_threshold : float
         rapidfuzz ``partial_ratio`` (0–100) at which a reformatted chunk counts as present.
 
@@ -86,12 +87,21 @@ def trace(
     -------
     list of TracedChunk
         In retrieval order.
+
+    Raises
+    ------
+    InputError
+        For bad ``prompts`` or ``fuzzy_threshold``, or a chunk without an id or with a mistyped
+        field (naming the chunk and field).
     """
     from .tokens import get_token_counter
 
     checks.number(fuzzy_threshold, "fuzzy_threshold", low=0.0, high=100.0)
     if isinstance(prompts, str):
         prompts = [prompts]
+    elif not isinstance(prompts, (list, tuple)):
+        raise InputError(field="prompts", expected="a string or a list of strings", found=prompts,
+                         has_found=True)
     prompts = [checks.text(p, f"prompts[{k}]") for k, p in enumerate(prompts)]
     normalised_prompts = [_normalise(p) for p in prompts]
     rows = []
