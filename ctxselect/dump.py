@@ -333,6 +333,26 @@ def read_jsonl(path: str | os.PathLike, *, what: str = "file") -> Iterator[tuple
                 yield line_no, value
 
 
+# Paths that name a process's open streams (``/dev/stdout`` may lead to a regular file when the
+# output is redirected: renaming over it would replace the shell's file, not write to the stream).
+_STREAM_PATHS = ("/proc/", "/dev/fd/", "/dev/stdin", "/dev/stdout", "/dev/stderr")
+
+
+def _link_chain(path: str | os.PathLike) -> list[str]:
+    """The absolute path and every symlink hop from it (at most 40)."""
+    hop = os.path.abspath(path)
+    chain = [hop]
+    for _ in range(40):
+        try:
+            if not os.path.islink(hop):
+                break
+            hop = os.path.normpath(os.path.join(os.path.dirname(hop), os.readlink(hop)))
+        except OSError:
+            break
+        chain.append(hop)
+    return chain
+
+
 def output_target(path: str | os.PathLike) -> Path:
     """The file a write to ``path`` replaces: symlinks resolved, checked before any work.
 
@@ -349,10 +369,14 @@ def output_target(path: str | os.PathLike) -> Path:
     ------
     InputError
         When the target exists but is not a regular file (a directory, device or FIFO: it is never
-        replaced), or its folder does not exist.
+        replaced), is a process's stream (``/dev/stdout``, ``/proc/self/fd/1``, even when that
+        leads to a regular file), or its folder does not exist.
     """
     name = str(path)
     target = Path(os.path.realpath(path))
+    if any(hop.startswith(_STREAM_PATHS) for hop in [*_link_chain(path), str(target)]):
+        raise InputError(file=name, message="not a regular file (a process's stream); refusing to replace it",
+                         expected="a path to a regular file")
     try:
         mode = os.stat(target).st_mode
     except FileNotFoundError:
