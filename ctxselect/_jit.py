@@ -1,17 +1,87 @@
-"""The one place where Numba compilation options are set.
+"""The one place where Numba compilation options are set, and where compiled code is cached.
 
-Serial kernels use :data:`serial`, parallel kernels :data:`parallel`; both cache to disk so a
-fresh process loads machine code instead of compiling. ``FASTMATH`` lists the LLVM flags allowed
-in floating-point kernels: reassociation and contraction (faster dot products) but not
-``nnan``/``ninf``, so NaN and infinity keep their meaning.
+Serial kernels use :data:`serial`, parallel kernels :data:`parallel`. Machine code is cached on disk
+so a fresh process loads it instead of compiling, but never inside the installed package (a
+reinstall or ``pip uninstall`` would leave the files behind, and site-packages may be read-only):
+
+1. ``CTXSELECT_CACHE_DIR`` when set (an empty value turns the disk cache off);
+2. else the user's cache directory (``~/.cache/ctxselect/numba`` on Linux);
+3. else a per-user folder in the temporary directory;
+4. else no disk cache: kernels compile once per process, and one warning says so.
+
+Only ctxselect's own kernels are routed there; other Numba code in the process keeps Numba's own
+settings. To warm the cache in a container image, run ``ctxselect bench`` on any dump (for
+example ``ctxselect gen``'s) once at build time with ``CTXSELECT_CACHE_DIR`` pointing into the image.
 """
 
 from __future__ import annotations
 
+import os
+import tempfile
+import warnings
+from pathlib import Path
+
 from numba import njit
+from numba.core import caching
+from numba.misc.appdirs import AppDirs
 
-FASTMATH = {"reassoc", "contract", "arcp", "nsz"}
+__all__ = ["CACHE_DIR", "serial", "parallel"]
 
-serial = njit(cache=True, nogil=True)
-serial_fast = njit(cache=True, nogil=True, fastmath=FASTMATH)
-parallel = njit(cache=True, nogil=True, parallel=True)
+_PACKAGE_DIR = str(Path(__file__).resolve().parent)
+
+
+def _writable(path: str) -> bool:
+    try:
+        os.makedirs(path, exist_ok=True)
+        tempfile.TemporaryFile(dir=path).close()
+        return True
+    except OSError:
+        return False
+
+
+def _cache_dir() -> str | None:
+    """The first usable directory of the module docstring's list, or None."""
+    if "CTXSELECT_CACHE_DIR" in os.environ:
+        chosen = os.environ["CTXSELECT_CACHE_DIR"]
+        return chosen if chosen and _writable(chosen) else None
+    candidates = [os.path.join(AppDirs("ctxselect", appauthor=False).user_cache_dir, "numba"),
+                  os.path.join(tempfile.gettempdir(), f"ctxselect-numba-{os.getuid() if hasattr(os, 'getuid') else 'user'}")]
+    return next((c for c in candidates if _writable(c)), None)
+
+
+#: Where ctxselect's compiled kernels are cached (None: no disk cache in this process).
+CACHE_DIR = _cache_dir()
+
+
+class _CtxselectCacheLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
+    """Caches the kernels of ctxselect's own source files under :data:`CACHE_DIR`."""
+
+    def __init__(self, py_func, py_file):
+        self._py_file = py_file
+        self._lineno = py_func.__code__.co_firstlineno
+        self._cache_path = os.path.join(CACHE_DIR, self.get_suitable_cache_subpath(py_file))
+
+    def get_cache_path(self) -> str:
+        return self._cache_path
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        if CACHE_DIR is None or not os.path.abspath(py_file).startswith(_PACKAGE_DIR + os.sep):
+            return None
+        locator = cls(py_func, py_file)
+        try:
+            locator.ensure_cache_path()
+        except OSError:
+            return None
+        return locator
+
+
+if CACHE_DIR is not None and _CtxselectCacheLocator not in caching.CacheImpl._locator_classes:
+    caching.CacheImpl._locator_classes.insert(0, _CtxselectCacheLocator)
+elif CACHE_DIR is None:
+    warnings.warn("ctxselect: no writable cache directory (set CTXSELECT_CACHE_DIR); Numba kernels "
+                  "will be compiled in every process", RuntimeWarning, stacklevel=2)
+
+_CACHE = CACHE_DIR is not None
+serial = njit(cache=_CACHE, nogil=True)
+parallel = njit(cache=_CACHE, nogil=True, parallel=True)

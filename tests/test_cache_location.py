@@ -1,0 +1,41 @@
+"""Numba's compiled kernels are cached outside the installed package, or not at all."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import ctxselect
+
+PACKAGE = Path(ctxselect.__file__).resolve().parent
+SCRIPT = ("import ctxselect, ctxselect._jit as j; print(j.CACHE_DIR); "
+          "print(ctxselect.select([{'id': 'a', 'source': 's', 'tokens': 5, 'relevance': .5, 'text': 'one two three four'},"
+          " {'id': 'b', 'source': 's', 'tokens': 5, 'relevance': .4, 'text': 'one two three four'}],"
+          " {'token_budget': 100}).ids)")
+
+
+def _run(cache_dir: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "CTXSELECT_CACHE_DIR": cache_dir}
+    return subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=300)
+
+
+def _package_cache_files() -> set:
+    return {p for p in PACKAGE.rglob("*") if p.suffix in (".nbi", ".nbc")}
+
+
+def test_kernels_cache_in_the_chosen_directory_never_in_the_package(tmp_path):
+    before = _package_cache_files()
+    done = _run(str(tmp_path / "cache"))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [str(tmp_path / "cache"), "['a']"]
+    assert list((tmp_path / "cache").rglob("*.nbi")), "no kernel was cached in CTXSELECT_CACHE_DIR"
+    assert _package_cache_files() <= before  # nothing new inside the installed package
+
+
+def test_an_unusable_cache_directory_means_no_disk_cache_and_one_warning(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    done = _run(str(blocker / "cache"))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["None", "['a']"]
+    assert done.stderr.count("no writable cache directory") == 1
