@@ -7,6 +7,12 @@ claim when their contexts align (the same unit or date role, at least four prece
 words, and rapidfuzz's ``ratio`` of those words at or above 90) and the normalised values differ; they *agree*
 when the values are equal. Only claims that share a unit and their two nearest context words are
 compared (a hash join), never all pairs of texts.
+
+Work is bounded whatever the input: claims are read from the first :data:`MAX_CLAIM_CHARS`
+characters of a text, at most :data:`MAX_CLAIMS_PER_TEXT` of them (the earliest), and a join
+bucket holding more than :data:`MAX_BUCKET_TEXTS` texts or :data:`MAX_BUCKET_CLAIMS` claims is
+boilerplate and skipped. Time and memory are therefore linear in the total text length and in the
+number of texts (docs/conflicts.md, "Bounds").
 """
 
 from __future__ import annotations
@@ -20,7 +26,18 @@ from rapidfuzz import fuzz
 
 from .text import STOPWORDS
 
-__all__ = ["Claim", "extract_claims", "compare_claims", "find_claim_conflicts"]
+__all__ = ["Claim", "extract_claims", "compare_claims", "find_claim_conflicts", "MAX_CLAIM_CHARS",
+           "MAX_CLAIMS_PER_TEXT", "MAX_BUCKET_TEXTS", "MAX_BUCKET_CLAIMS"]
+
+#: Claims are read from this many leading characters of a text (about 8,000 words).
+MAX_CLAIM_CHARS = 50_000
+#: At most this many claims per text: the earliest in the text.
+MAX_CLAIMS_PER_TEXT = 100
+#: A join key shared by more texts than this is boilerplate: its claims are not compared.
+MAX_BUCKET_TEXTS = 200
+#: A join key holding more claims than this (a template repeated inside a few texts) is skipped too:
+#: each bucket costs at most MAX_BUCKET_CLAIMS² / 2 comparisons.
+MAX_BUCKET_CLAIMS = 400
 
 _MONTHS = {m: k for k, m in enumerate(
     ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
@@ -43,6 +60,7 @@ def _may_hold_date(text: str) -> bool:
     return "-" in text or any(m in lower for m in _MONTH_PREFIXES)
 
 
+_DIGIT = re.compile(r"\d")
 _NUMBER = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:\s*(%|percent|per cent)|\s+(thousand|million|billion|trillion))?(?![\w])", re.I)
 _SCALE = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 _WORD = re.compile(r"[A-Za-z\u00C0-\uFFFF][A-Za-z\u00C0-\uFFFF'\-]*")
@@ -88,27 +106,38 @@ def _date(groups, order) -> str | None:
 
 def extract_claims(text: str) -> list[Claim]:
     """The numbers and dates stated in ``text`` with their context (years on their own are not
-    claims: they name when, not what)."""
-    return list(_claims_of(text))
+    claims: they name when, not what).
+
+    Only the first :data:`MAX_CLAIM_CHARS` characters are read, and at most
+    :data:`MAX_CLAIMS_PER_TEXT` claims are returned (the earliest in the text; dates first, then
+    numbers, each in text order)."""
+    return list(_claims_of(text[:MAX_CLAIM_CHARS + 120]))
 
 
 @lru_cache(maxsize=8192)
 def _claims_of(text: str) -> tuple[Claim, ...]:
-    """Cached: one context is scored several times per call (signals, report, gate checks)."""
-    claims: list[Claim] = []
-    taken: list[tuple[int, int]] = []
-    if not any(ch.isdigit() for ch in text):
+    """Cached: one context is scored several times per call (signals, report, gate checks).
+
+    ``text`` is already cut to the prefix read (plus the context window after its last value)."""
+    if not _DIGIT.search(text, 0, MAX_CLAIM_CHARS):
         return ()
+    found: list[tuple[int, Claim]] = []
+    taken = bytearray(len(text))  # 1 where a date was read
     for pattern, order in (_DATE_PATTERNS if _may_hold_date(text) else ()):
         for m in pattern.finditer(text):
+            if m.start() >= MAX_CLAIM_CHARS:
+                break
             iso = _date(m.groups(), order)
-            if iso is None or any(a < m.end() and m.start() < b for a, b in taken):
+            if iso is None or taken.find(1, m.start(), m.end()) >= 0:
                 continue
-            taken.append((m.start(), m.end()))
+            taken[m.start():m.end()] = b"\x01" * (m.end() - m.start())
             before = _content_words(text[max(0, m.start() - 80):m.start()])[-5:]
-            claims.append(Claim(iso, m.group(0), " ".join(before), before[-1] if before else "", "date"))
+            found.append((m.start(), Claim(iso, m.group(0), " ".join(before), before[-1] if before else "", "date")))
+    numbers = 0
     for m in _NUMBER.finditer(text):
-        if any(a < m.end() and m.start() < b for a, b in taken):
+        if m.start() >= MAX_CLAIM_CHARS or numbers >= MAX_CLAIMS_PER_TEXT:
+            break  # later numbers come after MAX_CLAIMS_PER_TEXT earlier claims: never kept
+        if taken.find(1, m.start(), m.end()) >= 0:
             continue
         digits, percent, scale = m.group(1), m.group(2), m.group(3)
         value = float(digits.replace(",", ""))
@@ -120,8 +149,12 @@ def _claims_of(text: str) -> tuple[Claim, ...]:
         unit = "%" if percent else (after[0] if after else "")
         before = _content_words(text[max(0, m.start() - 80):m.start()])[-5:]
         raw = m.group(0) + (f" {after[0]}" if after and not percent else "")
-        claims.append(Claim(value, raw.strip(), " ".join(before), unit, "number"))
-    return tuple(claims)
+        found.append((m.start(), Claim(value, raw.strip(), " ".join(before), unit, "number")))
+        numbers += 1
+    if len(found) > MAX_CLAIMS_PER_TEXT:
+        keep = set(sorted(range(len(found)), key=lambda k: found[k][0])[:MAX_CLAIMS_PER_TEXT])
+        found = [item for k, item in enumerate(found) if k in keep]
+    return tuple(claim for _, claim in found)
 
 
 def compare_claims(a: list[Claim], b: list[Claim], *, context_ratio: float = 90.0,
@@ -157,7 +190,8 @@ def _aligned_claims(claims: list[list[Claim]], context_ratio: float, min_context
 
     A hash join on (kind, unit, two nearest context words) — aligned claims, whose contexts match
     at ``ratio`` ≥ 90, share that key — so only claims about the same thing are ever compared.
-    Keys shared by more than 200 texts are boilerplate and skipped."""
+    Keys shared by more than :data:`MAX_BUCKET_TEXTS` texts or holding more than
+    :data:`MAX_BUCKET_CLAIMS` claims are boilerplate and skipped."""
     buckets: dict[tuple, list[tuple[int, Claim]]] = {}
     for t, items in enumerate(claims):
         for c in items:
@@ -166,7 +200,8 @@ def _aligned_claims(claims: list[list[Claim]], context_ratio: float, min_context
                 buckets.setdefault((c.kind, c.unit, " ".join(words[-2:])), []).append((t, c))
     aligned: dict[tuple[int, int], list[tuple[Claim, Claim]]] = {}
     for members in buckets.values():
-        if len(members) < 2 or len({t for t, _ in members}) > 200:
+        if (len(members) < 2 or len(members) > MAX_BUCKET_CLAIMS
+                or len({t for t, _ in members}) > MAX_BUCKET_TEXTS):
             continue
         for a in range(len(members)):
             ta, ca = members[a]

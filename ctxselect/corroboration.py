@@ -21,13 +21,16 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .claims import extract_claims
+from .conflicts import stated_figures
 from .packing import PackedCandidates
 from .signals import ConflictKind, Signals
 from .text import numbers_in
 
-__all__ = ["Resolution", "resolve_conflicts", "superseded_versions", "MARGIN"]
+__all__ = ["Resolution", "resolve_conflicts", "superseded_versions", "MARGIN", "MAX_QUOTED_NUMBERS"]
 
 MARGIN = 1.25
+#: A reason about near-duplicates lists at most this many of each side's differing numbers.
+MAX_QUOTED_NUMBERS = 10
 
 
 @dataclass
@@ -47,20 +50,35 @@ def _mentions(packed: PackedCandidates) -> dict[tuple, set[int]]:
     return index
 
 
+def _agreements_by_chunk(agreements: dict) -> dict[int, list[tuple[int, list, bool]]]:
+    """chunk -> [(other chunk, aligned claim pairs, whether the chunk is the pair's first)], so a
+    chunk's agreements are found without scanning them all."""
+    out: dict[int, list[tuple[int, list, bool]]] = {}
+    for (a, b), pairs in agreements.items():
+        out.setdefault(a, []).append((b, pairs, True))
+        out.setdefault(b, []).append((a, pairs, False))
+    return out
+
+
 def _supporters(node: int, claim, agreements: dict, mentions: dict) -> set[int]:
     """The chunk, the chunks whose aligned claim states the same value, and the chunks that state
-    the same value with the same unit elsewhere in other words (weaker, but independent)."""
+    the same value with the same unit elsewhere in other words (weaker, but independent).
+
+    ``agreements`` is :func:`_agreements_by_chunk` of the aligned agreements."""
     value, unit = claim.value, claim.unit
     out = {node} | mentions.get((claim.kind, unit, value), set())
-    for (a, b), pairs in agreements.items():
-        if node not in (a, b):
-            continue
-        other = b if a == node else a
+    for other, pairs, first in agreements.get(node, ()):
         for ca, cb in pairs:
-            mine = ca if a == node else cb
+            mine = ca if first else cb
             if mine.value == value and mine.unit == unit:
                 out.add(other)
     return out
+
+
+def _numbers(values: list[str]) -> str:
+    """Differing numbers as a reason lists them: at most :data:`MAX_QUOTED_NUMBERS`."""
+    shown = ", ".join(values[:MAX_QUOTED_NUMBERS])
+    return shown + (f" and {len(values) - MAX_QUOTED_NUMBERS} more" if len(values) > MAX_QUOTED_NUMBERS else "")
 
 
 def _support(packed: PackedCandidates, weight: np.ndarray, members: set[int]) -> tuple[float, int]:
@@ -77,8 +95,9 @@ def _decide(packed: PackedCandidates, weight: np.ndarray, out: Resolution, pair:
     """Weigh the two sides of one disagreement and record the losers (or the even split).
 
     ``sides`` hold each side's supporters (chunk i's first); a third chunk on both sides supports
-    neither; ``values`` are the two statements as quoted in the reasons; ``what`` qualifies the
-    partner ("near-duplicate ")."""
+    neither; ``values`` are the two statements as quoted in the reasons (replaced by "one / another
+    stated figure" when either chunk is inadmissible: :func:`ctxselect.conflicts.stated_figures`);
+    ``what`` qualifies the partner ("near-duplicate ")."""
     i, j = pair
     both = (sides[0] & sides[1]) - {i, j}
     side_i = {k for k in (sides[0] - both) - {j} if eligible is None or eligible[k]}
@@ -86,16 +105,18 @@ def _decide(packed: PackedCandidates, weight: np.ndarray, out: Resolution, pair:
     if not side_i or not side_j:
         return
     (w_i, docs_i), (w_j, docs_j) = _support(packed, weight, side_i), _support(packed, weight, side_j)
-    ids, (v_i, v_j) = packed.ids, values
+    ids = packed.ids
+    v_i, v_j, withheld = stated_figures(packed, i, j, *values)
     if w_i >= MARGIN * w_j and docs_i >= docs_j:
         winner, win, lose, win_value, lose_value = i, side_i, side_j, v_i, v_j
     elif w_j >= MARGIN * w_i and docs_j >= docs_i:
         winner, win, lose, win_value, lose_value = j, side_j, side_i, v_j, v_i
     else:
         note = (f"{v_i} ({len(side_i)} supporting chunk(s)) vs {v_j} ({len(side_j)} supporting chunk(s)), "
-                "an even split")
+                f"an even split{withheld}")
         if not drop_unresolved:
-            out.unresolved.setdefault(pair, f"unresolved conflict with {what}`{{other}}`: {note}")
+            template = note.replace("{", "{{").replace("}", "}}")  # filled by str.format(other=...)
+            out.unresolved.setdefault(pair, f"unresolved conflict with {what}`{{other}}`: {template}")
             return
         for side, other in ((side_i, j), (side_j, i)):
             for k in side:
@@ -105,7 +126,7 @@ def _decide(packed: PackedCandidates, weight: np.ndarray, out: Resolution, pair:
     for k in lose:
         out.losers.setdefault(k, f"contradicted by `{ids[winner]}`: {'a near-duplicate ' if what else ''}states "
                                  f"{lose_value} where {len(win)} chunk(s) state {win_value} "
-                                 f"(this side: {len(lose)} chunk(s))")
+                                 f"(this side: {len(lose)} chunk(s)){withheld}")
 
 
 def resolve_conflicts(packed: PackedCandidates, signals: Signals, eligible: np.ndarray, *,
@@ -120,7 +141,7 @@ def resolve_conflicts(packed: PackedCandidates, signals: Signals, eligible: np.n
         if eligible[newer]:
             out.losers.setdefault(older, f"superseded by `{packed.ids[newer]}` (a newer version of the same document)")
     conflicts = signals.claim_conflicts or {}
-    agreements = signals.claim_agreements or {}
+    agreements = _agreements_by_chunk(signals.claim_agreements or {}) if conflicts else {}
     weight = packed.relevance * signals.freshness
     mentions = _mentions(packed) if conflicts else {}
     for (i, j), pairs in sorted(conflicts.items()):
@@ -148,7 +169,7 @@ def _resolve_drift(packed, signals, eligible, weight, out: Resolution, drop_unre
         only_i, only_j = sorted(numbers[i] - numbers[j]), sorted(numbers[j] - numbers[i])
         sides = (set.intersection(*(holders[v] for v in only_i)) | {i},
                  set.intersection(*(holders[v] for v in only_j)) | {j})
-        _decide(packed, weight, out, (i, j), sides, (", ".join(only_i), ", ".join(only_j)), drop_unresolved,
+        _decide(packed, weight, out, (i, j), sides, (_numbers(only_i), _numbers(only_j)), drop_unresolved,
                 what="near-duplicate ", eligible=eligible)
 
 

@@ -69,12 +69,13 @@ def evaluate_gate(quality: QualityVector, gate: GateThresholds) -> list[GateFail
              f"source starvation {m['source_starvation']:.3f} is above {gate.max_source_starvation:.3f}: "
              f"required sources short of their minimum: {', '.join(starved)}")
     if m["contradiction_density"] > gate.max_contradiction_density + _TOLERANCE:
-        pairs = quality.conflicting_pairs
+        pairs, count = quality.conflicting_pairs, max(quality.conflicting_pair_count, len(quality.conflicting_pairs))
+        # the reasons come from ctxselect.conflicts, which quotes no value of an inadmissible chunk
         shown = "; ".join(f"`{p.a}` vs `{p.b}` ({', '.join(p.reasons)})" for p in pairs[:3])
-        more = f" and {len(pairs) - 3} more" if len(pairs) > 3 else ""
+        more = f" and {count - 3} more" if count > 3 else ""
         fail("max_contradiction_density", "contradiction_density", gate.max_contradiction_density,
              f"contradiction density {m['contradiction_density']:.3f} is above "
-             f"{gate.max_contradiction_density:.3f}: {len(pairs)} conflicting pair(s): {shown}{more}")
+             f"{gate.max_contradiction_density:.3f}: {count} conflicting pair(s): {shown}{more}")
     if m["freshness"] < gate.min_freshness - _TOLERANCE:
         detail = "the context is empty" if quality.tokens_used == 0 else "old chunks carry much of the relevance"
         fail("min_freshness", "freshness", gate.min_freshness,

@@ -32,10 +32,14 @@ class QualityReport:
     starved_sources : list of dict
         ``{"source", "selected", "required"}`` for each required source short of its minimum.
     conflicting_pairs : list of ConflictPair
+        The first :data:`ctxselect.conflicts.MAX_LISTED_PAIRS` conflicting pairs in position
+        order; no value of a chunk outside the allowed scopes is quoted in their reasons.
     stale_ids, inadmissible_ids : list of str
     ids : list of str
         The chunks scored, in the order given.
     tokens_used : int
+    conflicting_pair_count : int
+        Every conflicting pair, listed or not (the contradiction metrics count the same pairs).
     """
 
     metrics: dict[str, float]
@@ -47,6 +51,7 @@ class QualityReport:
     inadmissible_ids: list[str]
     ids: list[str] = field(default_factory=list)
     tokens_used: int = 0
+    conflicting_pair_count: int = 0
 
     @property
     def diagnostics(self) -> dict[str, Any]:
@@ -58,7 +63,8 @@ class QualityReport:
         }
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict: metrics, passed, failures, diagnostics, ids, tokens_used."""
+        """A JSON-ready dict: metrics, passed, failures, diagnostics, ids, tokens_used,
+        conflicting_pair_count."""
         return {
             "metrics": dict(self.metrics),
             "passed": self.passed,
@@ -66,6 +72,7 @@ class QualityReport:
             "diagnostics": self.diagnostics,
             "ids": list(self.ids),
             "tokens_used": self.tokens_used,
+            "conflicting_pair_count": self.conflicting_pair_count,
         }
 
 
@@ -85,6 +92,7 @@ def report_for(packed: PackedCandidates, mask: np.ndarray, order: Iterable[int] 
         inadmissible_ids=quality.inadmissible_ids,
         ids=[packed.ids[i] for i in positions],
         tokens_used=quality.tokens_used,
+        conflicting_pair_count=quality.conflicting_pair_count,
     )
 
 

@@ -6,7 +6,9 @@ For a selected set C of n chunks under budget B:
   weighted Σ ω_a·[a covered] / Σ ω_a;
 - token utilization τ = Σ T_i / B; utilization risk 0 inside [τ_min, τ_max], else 1;
 - source starvation δ = |{s required : n_s < m_s}| / |required sources| (0 when none required);
-- contradiction density κ = conflicting pairs / C(n, 2); weighted Σ σ_ij / C(n, 2) (0 when n < 2);
+- contradiction density κ = conflicting pairs / C(n, 2); weighted Σ σ_ij / C(n, 2) (0 when n < 2),
+  counted exactly without listing the pairs (:func:`ctxselect.conflicts.conflict_summary`; the
+  diagnostics list the first :data:`ctxselect.conflicts.MAX_LISTED_PAIRS`);
 - freshness φ = Σ r_i·f_i / Σ r_i with f_i = e^(−λ_s·age_i) (the plain mean of f when Σ r_i = 0;
   0 for an empty context, as in the article); stale risk = 1 − valid-at-now / n (0 when empty);
 - policy admissibility π = admissible / n (0 for an empty context, as in the article).
@@ -18,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .conflicts import ConflictPair, conflict_pairs
+from .conflicts import ConflictPair, conflict_summary
 from .packing import PackedCandidates
 from .signals import chunk_freshness
 
@@ -42,7 +44,10 @@ _TOLERANCE = 1e-9  # float slack when comparing a metric with a threshold
 
 @dataclass(frozen=True)
 class QualityVector:
-    """Metrics and diagnostics of one context."""
+    """Metrics and diagnostics of one context.
+
+    ``conflicting_pairs`` lists the first :data:`ctxselect.conflicts.MAX_LISTED_PAIRS`
+    conflicting pairs; ``conflicting_pair_count`` counts them all."""
 
     metrics: dict[str, float]
     starved_sources: list[dict]
@@ -51,6 +56,7 @@ class QualityVector:
     inadmissible_ids: list[str]
     tokens_used: int
     uncovered_aspects: list[str]
+    conflicting_pair_count: int = 0
 
 
 def quality_vector(packed: PackedCandidates, mask: np.ndarray, freshness: np.ndarray | None = None) -> QualityVector:
@@ -80,10 +86,10 @@ def quality_vector(packed: PackedCandidates, mask: np.ndarray, freshness: np.nda
     ]
     starvation = len(starved) / n_sources_required if n_sources_required else 0.0
 
-    pairs = conflict_pairs(packed, mask)
+    conflicts = conflict_summary(packed, mask)
     all_pairs = n * (n - 1) / 2
-    density = len(pairs) / all_pairs if all_pairs else 0.0
-    density_weighted = sum(p.severity for p in pairs) / all_pairs if all_pairs else 0.0
+    density = conflicts.count / all_pairs if all_pairs else 0.0
+    density_weighted = conflicts.severity_sum / all_pairs if all_pairs else 0.0
 
     fresh = chunk_freshness(packed) if freshness is None else freshness
     rel = packed.relevance[mask]
@@ -113,7 +119,8 @@ def quality_vector(packed: PackedCandidates, mask: np.ndarray, freshness: np.nda
     return QualityVector(
         metrics=metrics,
         starved_sources=starved,
-        conflicting_pairs=pairs,
+        conflicting_pairs=conflicts.pairs,
+        conflicting_pair_count=conflicts.count,
         stale_ids=list(ids[mask][~valid]),
         inadmissible_ids=list(ids[mask][~admissible]),
         tokens_used=tokens_used,

@@ -6,27 +6,38 @@ import math
 
 import numpy as np
 
-from .conflicts import pair_conflicts
+from .conflicts import pair_conflicts, stated_figures
 from .constraints import pairwise_partners
+from .corroboration import MAX_QUOTED_NUMBERS
 from .objective import Problem, adjacency
 from .text import numbers_in
 
 __all__ = ["exclusion_reasons", "describe_conflict"]
 
 
+def _listed(values) -> str:
+    values = sorted(values)
+    shown = ", ".join(values[:MAX_QUOTED_NUMBERS]) or "-"
+    return shown + (f" and {len(values) - MAX_QUOTED_NUMBERS} more" if len(values) > MAX_QUOTED_NUMBERS else "")
+
+
 def describe_conflict(problem: Problem, i: int, j: int) -> str:
-    """What chunks i and j disagree on: fields, versions, or numbers in near-duplicate texts."""
+    """What chunks i and j disagree on: fields, versions, or numbers in near-duplicate texts.
+
+    Formatted by :mod:`ctxselect.conflicts`' helpers, so nothing of a chunk outside the allowed
+    scopes is quoted (its id and the field only)."""
     packed = problem.packed
     parts = [why for why, _ in pair_conflicts(packed, i, j)]
     claims = (problem.signals.claim_conflicts or {}).get((min(i, j), max(i, j)), [])
     for ca, cb in claims:
         mine, theirs = (ca, cb) if i < j else (cb, ca)
-        parts.append(f"states {mine.raw!r} where it states {theirs.raw!r}")
+        said, other, withheld = stated_figures(packed, i, j, repr(mine.raw), repr(theirs.raw))
+        parts.append(f"states {said} where it states {other}{withheld}")
     if not parts:
         only_i = numbers_in(packed.candidates[i].text) - numbers_in(packed.candidates[j].text)
         only_j = numbers_in(packed.candidates[j].text) - numbers_in(packed.candidates[i].text)
-        parts.append(f"near-duplicate text states {', '.join(sorted(only_i)) or '-'} where it states "
-                     f"{', '.join(sorted(only_j)) or '-'}")
+        said, other, withheld = stated_figures(packed, i, j, _listed(only_i), _listed(only_j))
+        parts.append(f"near-duplicate text states {said} where it states {other}{withheld}")
     return "; ".join(parts)
 
 
@@ -46,10 +57,25 @@ def _disagreeing_selected(packed, mask: np.ndarray, fields) -> np.ndarray:
         other = np.where(column == values[0], reps[1] if len(values) > 1 else -1, reps[0])
         partner = np.where(present, other, partner)
     if packed.requirements.version_conflicts:
-        for c in chosen[(packed.doc[chosen] >= 0) & (packed.version[chosen] >= 0)].tolist():
-            hit = ((packed.doc == packed.doc[c]) & (packed.version >= 0)
-                   & (packed.version != packed.version[c]) & (partner < 0))
-            partner[hit] = c
+        # the first selected chunk of another version of the same document: per document, the
+        # first selected chunk (c1, version v1) and the first of a version other than v1 (c2)
+        versioned = (packed.doc >= 0) & (packed.version >= 0)
+        first: dict[int, tuple[int, int]] = {}
+        second: dict[int, int] = {}
+        for c in chosen[versioned[chosen]].tolist():
+            d, v = int(packed.doc[c]), int(packed.version[c])
+            if d not in first:
+                first[d] = (c, v)
+            elif d not in second and v != first[d][1]:
+                second[d] = c
+        if first:
+            for k in np.flatnonzero(versioned & (partner < 0)).tolist():
+                d = int(packed.doc[k])
+                if d in first:
+                    c1, v1 = first[d]
+                    other = c1 if packed.version[k] != v1 else second.get(d, -1)
+                    if other >= 0:
+                        partner[k] = other
     return partner
 
 
@@ -74,10 +100,12 @@ def exclusion_reasons(problem: Problem, mask: np.ndarray, *, enforce_gate: bool,
     extra = (con.i, con.j) if forbid_all else None
     pairwise = pairwise_partners(problem, fields, extra, include_groups=False)
     superseded_by = problem.superseded_by
-    group_of = {}
+    mate_of: dict[int, int] = {}  # chunk -> the first selected member of its near-duplicate group
     for members in problem.groups:
-        for m in members.tolist():
-            group_of[m] = members
+        chosen_members = members[mask[members]]
+        if len(chosen_members):
+            for m in members.tolist():
+                mate_of[m] = int(chosen_members[0])
 
     used = int(packed.tokens[mask].sum())
     capacity = packed.budget
@@ -108,9 +136,8 @@ def exclusion_reasons(problem: Problem, mask: np.ndarray, *, enforce_gate: bool,
             out[cid] = (pending.format(other=ids[partner]) if pending else
                         f"conflicts with `{ids[partner]}` ({describe_conflict(problem, i, partner)})")
             continue
-        group = group_of.get(i)
-        if group is not None and mask[group].any():
-            mate = int(group[mask[group]][0])
+        mate = mate_of.get(i)
+        if mate is not None:
             out[cid] = f"near-duplicate of `{ids[mate]}`"
             continue
         if i in notes:

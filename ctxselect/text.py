@@ -23,8 +23,10 @@ according article report reported reports said says say published
 """.split())
 
 
+@lru_cache(maxsize=1 << 16)
 def _stem(word: str) -> str:
-    """A light suffix strip, enough to match plurals and simple inflections."""
+    """A light suffix strip, enough to match plurals and simple inflections (cached: a corpus
+    repeats a small vocabulary, and this ran once per word of every text)."""
     for suffix, keep in (("ies", "y"), ("sses", "ss"), ("s", "")):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
             return word[: len(word) - len(suffix)] + keep

@@ -68,33 +68,78 @@ def _upper_pairs_above(sim, row_offset, col_offset, threshold):
 @serial
 def _differing_code_pairs(codes, group):
     """Pairs (i < j) where both codes are present (>= 0), the codes differ, and — when ``group``
-    holds codes — both chunks share the same group code (>= 0). Row-major order."""
+    holds codes — both chunks share the same group code (>= 0). Row-major order.
+
+    Time O(n log n + pairs), never O(n²) when few pairs differ: the present chunks are ordered by
+    (group, position); for each element, ``skip`` points to the next element of its group whose
+    code differs from its own. Scanning row i's later group members, a member with i's code jumps
+    straight to the next member with another code — which is a pair — so each row costs at most
+    twice its pairs plus one step.
+    """
     n = codes.shape[0]
     use_group = group.shape[0] == n
-    present = np.empty(n, dtype=np.int64)
     m = 0
     for i in range(n):
         if codes[i] >= 0 and (not use_group or group[i] >= 0):
-            present[m] = i
             m += 1
-    count = 0
-    for a in range(m):
-        i = present[a]
-        for b in range(a + 1, m):
-            j = present[b]
-            if codes[i] != codes[j] and (not use_group or group[i] == group[j]):
-                count += 1
-    out_i = np.empty(count, dtype=np.int64)
-    out_j = np.empty(count, dtype=np.int64)
+    key = np.empty(m, dtype=np.int64)
     k = 0
-    for a in range(m):
-        i = present[a]
-        for b in range(a + 1, m):
-            j = present[b]
-            if codes[i] != codes[j] and (not use_group or group[i] == group[j]):
-                out_i[k] = i
-                out_j[k] = j
-                k += 1
+    for i in range(n):
+        if codes[i] >= 0 and (not use_group or group[i] >= 0):
+            key[k] = (group[i] * n + i) if use_group else i
+            k += 1
+    order = np.argsort(key)  # (group, position) order: members of a group are contiguous
+    members = np.empty(m, dtype=np.int64)
+    for k in range(m):
+        members[k] = key[order[k]] % n if use_group else key[order[k]]
+    group_end = np.empty(m, dtype=np.int64)
+    skip = np.empty(m, dtype=np.int64)
+    rank = np.full(n, -1, dtype=np.int64)
+    for k in range(m - 1, -1, -1):
+        i = members[k]
+        rank[i] = k
+        last = k == m - 1 or (use_group and group[members[k + 1]] != group[i])
+        group_end[k] = k + 1 if last else group_end[k + 1]
+        if last:
+            skip[k] = k + 1
+        elif codes[members[k + 1]] != codes[i]:
+            skip[k] = k + 1
+        else:
+            skip[k] = skip[k + 1]
+    counts = np.zeros(n + 1, dtype=np.int64)
+    for i in range(n):
+        r = rank[i]
+        if r < 0:
+            continue
+        c = 0
+        p = r + 1
+        while p < group_end[r]:
+            if codes[members[p]] != codes[i]:
+                c += 1
+                p += 1
+            else:
+                p = skip[p]
+        counts[i + 1] = c
+    for i in range(n):
+        counts[i + 1] += counts[i]
+    total = counts[n]
+    out_i = np.empty(total, dtype=np.int64)
+    out_j = np.empty(total, dtype=np.int64)
+    for i in range(n):
+        r = rank[i]
+        if r < 0:
+            continue
+        w = counts[i]
+        p = r + 1
+        while p < group_end[r]:
+            j = members[p]
+            if codes[j] != codes[i]:
+                out_i[w] = i
+                out_j[w] = j
+                w += 1
+                p += 1
+            else:
+                p = skip[p]
     return out_i, out_j
 
 
