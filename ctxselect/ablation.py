@@ -48,19 +48,13 @@ def _derangement(n: int, seed: int) -> list[int]:
     return target.tolist()
 
 
-def _admits(query: Query, scope: str | None) -> bool:
-    """Whether the query's allowed scopes admit a chunk of this scope (the rule packing applies)."""
-    allowed = query.requirements.allowed_scopes
-    return allowed is None or (scope is not None and scope in set(allowed))
-
-
 def _check_selection(query: Query, ids: list[str]) -> None:
     by_id = {c.id: c for c in query.candidates}
     for cid in ids:
         if cid not in by_id:
             raise InputError(query_id=query.query_id, candidate_id=cid, field="selections",
                              message="unknown candidate id", expected="ids of this query's candidates")
-        if not _admits(query, by_id[cid].scope):
+        if not query.requirements.admits(by_id[cid].scope):
             raise InputError(query_id=query.query_id, candidate_id=cid, field="selections",
                              message="the query's allowed scopes do not admit this chunk",
                              expected="admissible chunks only")
@@ -114,7 +108,7 @@ def ablation_variants(queries: Iterable[Query], selections: Iterable[list[str]],
                 other_by_id = {c.id: c for c in other.candidates}
                 # the other selection is admissible for the other query (checked above); keep what
                 # this query admits too, so no text crosses into a query that may not see it
-                chosen = [c for c in selections[partner[k]] if _admits(query, other_by_id[c].scope)]
+                chosen = [c for c in selections[partner[k]] if query.requirements.admits(other_by_id[c].scope)]
                 yield {"query_id": query.query_id, "query": query.query, "variant": name, "ids": chosen,
                        "context": [other_by_id[c].text for c in chosen], "source_query_id": other.query_id}
                 continue

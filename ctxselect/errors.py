@@ -31,7 +31,7 @@ def describe_value(value: Any, limit: int = 60) -> str:
     elif isinstance(value, bool):
         return "true" if value else "false"
     elif isinstance(value, (int, float)):
-        return repr(value)
+        text = repr(value)  # a huge integer is cut below like any long value
     else:
         text = f"{type(value).__name__} {value!r}"
     if len(text) > limit:

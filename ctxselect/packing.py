@@ -138,19 +138,6 @@ class PackedCandidates:
         return mask
 
 
-def _admissible(cands: Sequence[Candidate], allowed_scopes: Sequence[str] | None) -> np.ndarray:
-    """Whether each candidate's scope is in the *set* of allowed scopes (``None``: every chunk).
-
-    Computed from the set, never from positions or the length of the list, so a repeated,
-    reordered or merged scope list admits exactly the scopes it names.
-    """
-    if allowed_scopes is None:
-        return np.ones(len(cands), dtype=bool)
-    allowed = frozenset(allowed_scopes)
-    return np.fromiter((c.scope is not None and c.scope in allowed for c in cands), dtype=bool,
-                       count=len(cands))
-
-
 def _embeddings(cands: Sequence[Candidate]) -> np.ndarray | None:
     """The embedding matrix; :func:`coerce_candidates` has checked all-or-none and one dimension."""
     if not cands or cands[0].embedding is None:
@@ -217,7 +204,7 @@ def pack(
             field_values[i, f] = interner.code(c.claim(name))
         value_names.append(tuple(interner.values))
 
-    admissible = _admissible(cands, reqs.allowed_scopes)
+    admissible = np.fromiter((reqs.admits(c.scope) for c in cands), dtype=bool, count=n)
 
     has_ts = np.array([c.timestamp is not None for c in cands], dtype=bool)
     timestamp = np.array([c.timestamp or 0.0 for c in cands], dtype=np.float64)

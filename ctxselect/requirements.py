@@ -280,6 +280,11 @@ class Requirements:
             return math.log(2.0) / self.half_life_days
         return self.decay_lambda
 
+    def admits(self, scope: str | None) -> bool:
+        """Whether a chunk of ``scope`` is admissible: every chunk when ``allowed_scopes`` is null,
+        else only a scope in the *set* of allowed scopes (never by position or list length)."""
+        return self.allowed_scopes is None or (scope is not None and scope in self.allowed_scopes)
+
     def reference_time(self) -> float:
         """``now`` as epoch seconds, or the current time when unset."""
         return self.now if self.now is not None else epoch_now()
