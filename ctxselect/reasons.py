@@ -115,7 +115,12 @@ def exclusion_reasons(problem: Problem, mask: np.ndarray, *, enforce_gate: bool,
     n_selected = int(mask.sum())
     red = problem.signals.redundancy
     r_ptr, r_nb, r_w = adjacency(problem.n, red.i, red.j, red.weight)
-    p_ptr, p_nb, p_w = adjacency(problem.n, problem.pair_i, problem.pair_j, problem.pair_penalty)
+    # each chunk's penalties with the selected chunks, without a second copy of the pair list
+    pi, pj, pw = problem.pair_i, problem.pair_j, problem.pair_penalty
+    to_selected = mask[pi]
+    penalty = np.bincount(pi[mask[pj]], weights=pw[mask[pj]], minlength=problem.n).astype(np.float64)
+    penalty += np.bincount(pj[to_selected], weights=pw[to_selected], minlength=problem.n)
+    del to_selected
     covered = problem.covers[mask].any(axis=0) if problem.aspect_gain.size else np.zeros(0, bool)
     freshness = problem.signals.freshness
     fresh_sum = float((packed.relevance[mask] * freshness[mask]).sum())
@@ -159,8 +164,7 @@ def exclusion_reasons(problem: Problem, mask: np.ndarray, *, enforce_gate: bool,
             k = int(np.argmax(np.where(sel, r_w[nb], -1.0)))
             out[cid] = f"redundant with `{ids[r_nb[nb][k]]}` (similarity {r_w[nb][k]:.2f})"
             continue
-        nbp = slice(p_ptr[i], p_ptr[i + 1])
-        gain = problem.value[i] - float(p_w[nbp][mask[p_nb[nbp]]].sum())
+        gain = problem.value[i] - float(penalty[i])
         if covered.size:
             gain += float(problem.aspect_gain[problem.covers[i] & ~covered].sum())
         if gain <= 0:

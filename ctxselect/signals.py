@@ -166,28 +166,47 @@ def _drift_pairs(packed: PackedCandidates, i: np.ndarray, j: np.ndarray):
 
 def _merge_contradictions(n, parts) -> ContradictionPairs:
     """Merge (i, j, severity, kind, superseded) parts: one entry per pair, highest severity,
-    kinds OR-ed, the known superseded side kept."""
+    kinds OR-ed, the known superseded side kept.
+
+    Each part's pairs are unique and sorted by (i, j) (the kernels and the claim keys give them
+    so); ``severity`` and ``kind`` are one value for the whole part, ``superseded`` an array or
+    None (-1 throughout). Per-pair arrays are built one at a time, and a single part (the common
+    case: one conflict field) is passed through without sorting, so memory stays a small multiple
+    of the pairs."""
+    parts = [p for p in parts if len(p[0])]
     if not parts:
         empty_i = np.empty(0, np.int64)
         return ContradictionPairs(empty_i, empty_i.copy(), np.empty(0), np.empty(0, np.uint8), empty_i.copy())
-    i = np.concatenate([p[0] for p in parts])
-    j = np.concatenate([p[1] for p in parts])
-    sev = np.concatenate([p[2] for p in parts])
-    kind = np.concatenate([p[3] for p in parts]).astype(np.uint8)
-    sup = np.concatenate([p[4] for p in parts])
-    if len(i) == 0:
-        return ContradictionPairs(i, j, sev, kind, sup)
-    key = i * max(n, 1) + j
-    order = np.argsort(key, kind="stable")
-    key, i, j, sev, kind, sup = key[order], i[order], j[order], sev[order], kind[order], sup[order]
+    sizes = [len(p[0]) for p in parts]
+
+    def column(values) -> np.ndarray:
+        return np.concatenate([v for v in values]) if len(values) > 1 else values[0]
+
+    width = max(n, 1)
+    key = column([p[0].astype(np.int64) * width + p[1] for p in parts])
+    order = None
+    if len(parts) > 1 or (len(key) > 1 and not bool((key[1:] > key[:-1]).all())):
+        order = np.argsort(key, kind="stable")
+        key = key[order]
     starts = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
-    return ContradictionPairs(
-        i=i[starts],
-        j=j[starts],
-        weight=np.maximum.reduceat(sev, starts),
-        kind=np.bitwise_or.reduceat(kind, starts).astype(np.uint8),
-        superseded=np.maximum.reduceat(sup, starts),
-    )
+    unique = len(starts) == len(key)
+
+    def merged(values, reduce) -> np.ndarray:
+        out = column(values)
+        if order is not None:
+            out = out[order]
+        return out if unique else reduce.reduceat(out, starts)
+
+    weight = merged([np.full(m, float(p[2])) for m, p in zip(sizes, parts)], np.maximum)
+    kind = merged([np.full(m, int(p[3]), dtype=np.uint8) for m, p in zip(sizes, parts)], np.bitwise_or)
+    superseded = merged([np.full(m, -1, np.int64) if p[4] is None else p[4].astype(np.int64)
+                         for m, p in zip(sizes, parts)], np.maximum)
+    if len(parts) == 1 and order is None:
+        i, j = parts[0][0].astype(np.int64), parts[0][1].astype(np.int64)
+    else:
+        key = key if unique else key[starts]
+        i, j = key // width, key % width
+    return ContradictionPairs(i=i, j=j, weight=weight, kind=kind.astype(np.uint8), superseded=superseded)
 
 
 # Up to this many candidates every text's claims are read; above it only those of chunks in a
@@ -320,28 +339,24 @@ def signals(
         keep = rw >= red_t
         ri, rj, rw, dup = ri[keep], rj[keep], rw[keep], dup[keep]
 
-    parts = []
+    parts = []  # (i, j, severity, kind, superseded or None), each sorted by (i, j)
     for f in range(len(packed.field_names)):
         fi, fj = _differing_code_pairs(_codes(packed.field_values[:, f]), empty)
-        parts.append((fi, fj, np.full(len(fi), packed.field_severity[f]),
-                      np.full(len(fi), ConflictKind.FIELD), np.full(len(fi), -1, np.int64)))
+        parts.append((fi, fj, float(packed.field_severity[f]), ConflictKind.FIELD, None))
     reqs = packed.requirements
     if reqs.version_conflicts:
         vi, vj = _differing_code_pairs(_codes(packed.version), _codes(packed.doc))
-        parts.append((vi, vj, np.full(len(vi), reqs.version_conflict_severity),
-                      np.full(len(vi), ConflictKind.VERSION),
+        parts.append((vi, vj, reqs.version_conflict_severity, ConflictKind.VERSION,
                       _version_superseded(packed, vi, vj, _version_rank(packed))))
     if drift_severity > 0 and len(near_i):
         di, dj = _drift_pairs(packed, near_i, near_j)
-        parts.append((di, dj, np.full(len(di), drift_severity), np.full(len(di), ConflictKind.DRIFT),
-                      np.full(len(di), -1, np.int64)))
+        parts.append((di, dj, drift_severity, ConflictKind.DRIFT, None))
     claim_conflicts, claim_agreements = {}, {}
     if claims and any(t.strip() for t in texts):
         claim_conflicts, claim_agreements = _claims(texts, ri, rj)
         if claim_conflicts:
             keys = np.array(sorted(claim_conflicts), dtype=np.int64).reshape(-1, 2)
-            parts.append((keys[:, 0], keys[:, 1], np.full(len(keys), claim_severity),
-                          np.full(len(keys), ConflictKind.CLAIM), np.full(len(keys), -1, np.int64)))
+            parts.append((keys[:, 0], keys[:, 1], claim_severity, ConflictKind.CLAIM, None))
     contradictions = _merge_contradictions(n, parts)
 
     clusters = _components(n, ri[dup], rj[dup])
