@@ -164,49 +164,74 @@ def _drift_pairs(packed: PackedCandidates, i: np.ndarray, j: np.ndarray):
     return i[keep], j[keep]
 
 
-def _merge_contradictions(n, parts) -> ContradictionPairs:
+def _merge_sorted(keys: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """Merge sorted key arrays: (merged keys, positions of the smaller parts' entries in the merge,
+    their order) — the largest part is placed around them, so nothing of its size is sorted."""
+    big = int(np.argmax([len(k) for k in keys]))
+    rest = [k for p, k in enumerate(keys) if p != big]
+    if not rest or not sum(len(k) for k in rest):
+        return keys[big], None, None
+    small = np.concatenate(rest)
+    order = np.argsort(small, kind="stable")
+    small = small[order]
+    at = np.searchsorted(keys[big], small, side="right") + np.arange(len(small))
+    merged = np.empty(len(keys[big]) + len(small), dtype=np.int64)
+    taken = np.zeros(len(merged), dtype=bool)
+    taken[at] = True
+    merged[at] = small
+    merged[~taken] = keys[big]
+    return merged, at, order
+
+
+def _merge_contradictions(n, parts: list) -> ContradictionPairs:
     """Merge (i, j, severity, kind, superseded) parts: one entry per pair, highest severity,
     kinds OR-ed, the known superseded side kept.
 
     Each part's pairs are unique and sorted by (i, j) (the kernels and the claim keys give them
     so); ``severity`` and ``kind`` are one value for the whole part, ``superseded`` an array or
-    None (-1 throughout). Per-pair arrays are built one at a time, and a single part (the common
-    case: one conflict field) is passed through without sorting, so memory stays a small multiple
-    of the pairs."""
-    parts = [p for p in parts if len(p[0])]
-    if not parts:
+    None (-1 throughout). ``parts`` is consumed: each part's pair arrays are released once its
+    keys are taken, the largest part is never sorted (the others are merged into it), and the
+    per-pair outputs are built one at a time, so memory stays a small multiple of the pairs."""
+    width = max(n, 1)
+    keys, meta = [], []
+    while parts:
+        i, j, severity, kind, superseded = parts.pop(0)
+        if len(i):
+            key = i.astype(np.int64) * width + j
+            if len(key) > 1 and not bool((key[1:] > key[:-1]).all()):  # not sorted: sort it
+                order = np.argsort(key, kind="stable")
+                key = key[order]
+                superseded = None if superseded is None else superseded[order]
+            keys.append(key)
+            meta.append((len(key), float(severity), int(kind), superseded))
+        del i, j
+    if not keys:
         empty_i = np.empty(0, np.int64)
         return ContradictionPairs(empty_i, empty_i.copy(), np.empty(0), np.empty(0, np.uint8), empty_i.copy())
-    sizes = [len(p[0]) for p in parts]
+    big = int(np.argmax([len(k) for k in keys]))
+    key, at, order = _merge_sorted(keys)
+    del keys
+    unique = len(key) < 2 or bool((key[1:] != key[:-1]).all())
+    starts = None if unique else np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
 
-    def column(values) -> np.ndarray:
-        return np.concatenate([v for v in values]) if len(values) > 1 else values[0]
-
-    width = max(n, 1)
-    key = column([p[0].astype(np.int64) * width + p[1] for p in parts])
-    order = None
-    if len(parts) > 1 or (len(key) > 1 and not bool((key[1:] > key[:-1]).all())):
-        order = np.argsort(key, kind="stable")
-        key = key[order]
-    starts = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
-    unique = len(starts) == len(key)
-
-    def merged(values, reduce) -> np.ndarray:
-        out = column(values)
-        if order is not None:
-            out = out[order]
+    def merged(column, dtype, reduce) -> np.ndarray:
+        """The per-pair values ``column(part)`` in merged order, reduced over repeated pairs."""
+        if at is None:
+            out = column(meta[big]).astype(dtype, copy=False)
+        else:
+            out = np.empty(len(key), dtype=dtype)
+            out[at] = np.concatenate([column(m) for p, m in enumerate(meta) if p != big])[order]
+            taken = np.zeros(len(key), dtype=bool)
+            taken[at] = True
+            out[~taken] = column(meta[big])
         return out if unique else reduce.reduceat(out, starts)
 
-    weight = merged([np.full(m, float(p[2])) for m, p in zip(sizes, parts)], np.maximum)
-    kind = merged([np.full(m, int(p[3]), dtype=np.uint8) for m, p in zip(sizes, parts)], np.bitwise_or)
-    superseded = merged([np.full(m, -1, np.int64) if p[4] is None else p[4].astype(np.int64)
-                         for m, p in zip(sizes, parts)], np.maximum)
-    if len(parts) == 1 and order is None:
-        i, j = parts[0][0].astype(np.int64), parts[0][1].astype(np.int64)
-    else:
-        key = key if unique else key[starts]
-        i, j = key // width, key % width
-    return ContradictionPairs(i=i, j=j, weight=weight, kind=kind.astype(np.uint8), superseded=superseded)
+    weight = merged(lambda m: np.full(m[0], m[1]), np.float64, np.maximum)
+    kind = merged(lambda m: np.full(m[0], m[2], dtype=np.uint8), np.uint8, np.bitwise_or)
+    superseded = merged(lambda m: np.full(m[0], -1, np.int64) if m[3] is None else m[3], np.int64, np.maximum)
+    if not unique:
+        key = key[starts]
+    return ContradictionPairs(i=key // width, j=key % width, weight=weight, kind=kind, superseded=superseded)
 
 
 # Up to this many candidates every text's claims are read; above it only those of chunks in a
@@ -341,16 +366,18 @@ def signals(
 
     parts = []  # (i, j, severity, kind, superseded or None), each sorted by (i, j)
     for f in range(len(packed.field_names)):
-        fi, fj = _differing_code_pairs(_codes(packed.field_values[:, f]), empty)
-        parts.append((fi, fj, float(packed.field_severity[f]), ConflictKind.FIELD, None))
+        parts.append((*_differing_code_pairs(_codes(packed.field_values[:, f]), empty),
+                      float(packed.field_severity[f]), ConflictKind.FIELD, None))
     reqs = packed.requirements
     if reqs.version_conflicts:
         vi, vj = _differing_code_pairs(_codes(packed.version), _codes(packed.doc))
         parts.append((vi, vj, reqs.version_conflict_severity, ConflictKind.VERSION,
                       _version_superseded(packed, vi, vj, _version_rank(packed))))
+        del vi, vj
     if drift_severity > 0 and len(near_i):
         di, dj = _drift_pairs(packed, near_i, near_j)
         parts.append((di, dj, drift_severity, ConflictKind.DRIFT, None))
+        del di, dj
     claim_conflicts, claim_agreements = {}, {}
     if claims and any(t.strip() for t in texts):
         claim_conflicts, claim_agreements = _claims(texts, ri, rj)
