@@ -22,7 +22,11 @@ from .kernels.similarity import cosine_pairs, minhash_pairs, text_signatures
 from .packing import PackedCandidates
 from .text import numbers_in
 
-__all__ = ["ConflictKind", "PairList", "Signals", "signals", "chunk_freshness"]
+__all__ = ["ConflictKind", "PairList", "Signals", "signals", "chunk_freshness", "CONFIRM_CHARS"]
+
+#: A near-duplicate is confirmed on this many leading characters of each text: the edit distance
+#: costs O(length² / 64) — 3 s for two 400 KB texts, about 5 ms at this length.
+CONFIRM_CHARS = 20_000
 
 
 class ConflictKind(IntFlag):
@@ -288,7 +292,7 @@ def signals(
         Defaults: cosine 0.80 / 0.95, MinHash (estimated Jaccard) 0.50 / 0.80.
     confirm_ratio : float
         A MinHash near-duplicate is confirmed when rapidfuzz's ``fuzz.ratio`` of the two texts
-        reaches this (0–100).
+        (their first :data:`CONFIRM_CHARS` characters) reaches this (0–100).
     shingle_size : int
         Words per shingle (texts with fewer words are one shingle).
     signature_bins : int
@@ -355,8 +359,8 @@ def signals(
             near = rw >= dup_t
             dup = near.copy()
             if near.any():
-                a = [texts[k] for k in ri[near]]
-                b = [texts[k] for k in rj[near]]
+                a = [texts[k][:CONFIRM_CHARS] for k in ri[near]]
+                b = [texts[k][:CONFIRM_CHARS] for k in rj[near]]
                 ratio = process.cpdist(a, b, scorer=fuzz.ratio, workers=1)
                 dup[near] = np.asarray(ratio) >= confirm_ratio
         drifting = rw >= min(dup_t, drift_threshold) if similarity == "minhash" else near
