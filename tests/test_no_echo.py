@@ -143,6 +143,7 @@ CLI_CALLS = [
     ["select", "{dump}", "--json", "--no-gate", "--method", "mmr"],
     ["bench", "{dump}", "--json"],
     ["bench", "{dump}"],
+    ["bench", "{dump}", "--markdown"],
     ["compare", "{dump}", "--query", "q1"],
     ["compare", "{dump}", "--query", "q1", "--json"],
     ["compare", "{dump}", "--query", "q2", "--a", "topk", "--b", "density"],
@@ -183,3 +184,19 @@ def test_a_selected_list_naming_inadmissible_chunks_is_scored_without_echo():
     report = report_for(packed, mask)
     assert report.inadmissible_ids == ["s1", "s2", "s3", "s4"]
     assert_no_secret(json.dumps(report.to_dict()), "report_for")
+
+
+@pytest.mark.xfail(reason="compare's table lists the source of every candidate, inadmissible ones included "
+                          "(cli.py, _compare); a source name is metadata of the chunk", strict=False)
+def test_compare_does_not_name_the_source_of_inadmissible_chunks(tmp_path):
+    candidates = planted_candidates()
+    for c in candidates:
+        if c["scope"] == "internal":
+            c["source"] = "SRCSECRET-1"
+    path = tmp_path / "sources.jsonl"
+    path.write_text(json.dumps({"query_id": "q1", "query": QUERY, "requirements": REQUIREMENTS,
+                                "candidates": candidates}) + "\n", encoding="utf-8")
+    for call in (["compare", str(path), "--query", "q1"], ["compare", str(path), "--query", "q1", "--json"],
+                 ["select", str(path), "--excluded"], ["inspect", str(path)], ["bench", str(path)]):
+        result = CliRunner().invoke(app, call)
+        assert "SRCSECRET-1" not in result.output, " ".join(call)
