@@ -396,7 +396,8 @@ def _compare(dump: Path, query_id: str, a: Method, b: Method, time_limit: float,
             why = [f"both: {why_a}"]
         else:
             why = [f"{side}: {text}" for side, text in (("A", why_a), ("B", why_b)) if text is not None]
-        table.add_row(_data(c.id), _data(c.source), str(c.tokens), f"{c.relevance:.3f}", str(in_a or "-"),
+        source = c.source if query.requirements.admits(c.scope) else "(not admitted)"  # the no-echo rule
+        table.add_row(_data(c.id), _data(source), str(c.tokens), f"{c.relevance:.3f}", str(in_a or "-"),
                       str(in_b or "-"), _data("; ".join(why)))
     console.print(table)
     deltas = Table(title="metrics", title_justify="left")

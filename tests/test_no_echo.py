@@ -186,8 +186,6 @@ def test_a_selected_list_naming_inadmissible_chunks_is_scored_without_echo():
     assert_no_secret(json.dumps(report.to_dict()), "report_for")
 
 
-@pytest.mark.xfail(reason="compare's table lists the source of every candidate, inadmissible ones included "
-                          "(cli.py, _compare); a source name is metadata of the chunk", strict=False)
 def test_compare_does_not_name_the_source_of_inadmissible_chunks(tmp_path):
     candidates = planted_candidates()
     for c in candidates:
