@@ -31,6 +31,15 @@ from .errors import InputError
 __all__ = ["AuditChunk", "AuditReport", "audit", "js_round"]
 
 
+def js_sum(values) -> float:
+    """Left-to-right float addition, as JavaScript's loops (and RAGScope) add: Python 3.12's
+    ``sum()`` compensates rounding, which moved a score by one point on the reference vectors."""
+    total = 0.0
+    for value in values:
+        total += value
+    return total
+
+
 def js_round(x: float) -> int:
     """JavaScript's Math.round: halves round up (2.5 → 3, −2.5 → −2)."""
     return int(math.floor(x + 0.5))
@@ -149,7 +158,7 @@ def _uniqueness(chunks: list[AuditChunk]) -> SubScore:
     overlaps = [c.overlap_with_next for c in chunks if c.overlap_with_next is not None]
     if not overlaps:
         return SubScore("uniqueness", 100, "no overlap data", None)
-    score = js_round((1 - sum(overlaps) / len(overlaps)) * 100)
+    score = js_round((1 - js_sum(overlaps) / len(overlaps)) * 100)
     high = sum(1 for o in overlaps if o > 0.8)
     return SubScore("uniqueness", score, f"{high} near-duplicate pairs" if high else "chunks are distinct",
                     f"{high} near-duplicate chunks — deduplicate at ingest time" if score < 70 and high else None)
