@@ -385,12 +385,11 @@ def conflict_summary(packed: PackedCandidates, mask: np.ndarray | None = None, *
     for a, b in sorted(claim_pairs):
         claim_partners.setdefault(a, []).append(b)
 
-    # list the first pairs in position order
+    # list the first pairs in position order: one beyond the limit tells whether there are more
     listed: list[ConflictPair] = []
     listed_sum = 0.0
-    wanted = limit if limit is not None else None
     for a in np.flatnonzero(_has_partner_after(reasons, m, claim_partners)).tolist():
-        if wanted is not None and len(listed) > wanted:
+        if limit is not None and len(listed) > limit:
             break
         rest = slice(a + 1, m)
         hit = np.zeros(m - a - 1, dtype=bool)
@@ -400,7 +399,7 @@ def conflict_summary(packed: PackedCandidates, mask: np.ndarray | None = None, *
         if a in claim_partners:
             partners = np.union1d(partners, claim_partners[a])
         for b in partners.tolist():
-            if wanted is not None and len(listed) > wanted:
+            if limit is not None and len(listed) > limit:
                 break
             i, j = int(index[a]), int(index[b])
             why = pair_conflicts(packed, i, j)
@@ -408,7 +407,7 @@ def conflict_summary(packed: PackedCandidates, mask: np.ndarray | None = None, *
             severity = max(sev for _, sev in why)
             listed.append(ConflictPair(packed.ids[i], packed.ids[j], severity, tuple(w for w, _ in why)))
             listed_sum += severity
-    if wanted is None or len(listed) <= wanted:  # every pair is listed: sum in pair order
+    if limit is None or len(listed) <= limit:  # every pair is listed: sum in pair order, as before
         return ConflictSummary(len(listed), listed_sum, listed)
 
     levels, counts = _level_counts(reasons, m)
@@ -420,7 +419,7 @@ def conflict_summary(packed: PackedCandidates, mask: np.ndarray | None = None, *
         count += int((structural < 0).sum())
         severity_sum += float(np.where(structural < 0, claim_severity,
                                        np.maximum(claim_severity - structural, 0.0)).sum())
-    return ConflictSummary(count, severity_sum, listed[:wanted])
+    return ConflictSummary(count, severity_sum, listed[:limit])
 
 
 def conflict_pairs(packed: PackedCandidates, mask: np.ndarray | None = None, *, claims: bool = True,

@@ -121,7 +121,8 @@ def test_many_presence_patterns_fall_back_to_the_blocked_count(monkeypatch):
     chunks = [{"id": f"c{i}", "source": "s", "tokens": 5, "relevance": 0.5,
                "fields": {name: int(rng.integers(0, 3)) for name in names if rng.random() < 0.5}}
               for i in range(300)]
-    packed = pack(chunks, {"token_budget": 100, "conflict_fields": {name: 0.1 * (k + 1) for k, name in enumerate(names)}})
+    severities = {name: 0.1 * (k + 1) for k, name in enumerate(names)}
+    packed = pack(chunks, {"token_budget": 100, "conflict_fields": severities})
     dense = dense_conflict_pairs(packed)
     called = []
     original = conflicts._blocked_levels
