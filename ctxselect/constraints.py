@@ -33,6 +33,11 @@ class HardState:
         self.blocked = ~problem.eligible.copy()
         self.selected = np.zeros(problem.n, dtype=bool)
         self.partners = pairwise_partners(problem, problem.hard_fields)
+        # near-duplicate clusters: one group id per chunk, the whole group blocked at once (a
+        # partner list per member would hold k² entries for a cluster of k identical chunks)
+        self.group_of = np.full(problem.n, -1, dtype=np.int64)
+        for g, members in enumerate(problem.groups):
+            self.group_of[members] = g
         reqs = packed.requirements
         self.max_chunks = reqs.max_chunks if reqs.max_chunks is not None else problem.n + 1
 
@@ -67,6 +72,8 @@ class HardState:
         self.blocked |= disagreeing(packed, i, self.problem.hard_fields)
         for other in self.partners.get(i, ()):
             self.blocked[other] = True
+        if self.group_of[i] >= 0:
+            self.blocked[self.problem.groups[self.group_of[i]]] = True
 
 
 def disagreeing(packed, i: int, fields) -> np.ndarray:
@@ -83,10 +90,9 @@ def disagreeing(packed, i: int, fields) -> np.ndarray:
     return out
 
 
-def pairwise_partners(problem: Problem, fields, extra_pairs=None, *,
-                      include_groups: bool = True) -> dict[int, list[int]]:
-    """Hard partners not implied by agreement on ``fields`` and versions, plus (with
-    ``include_groups``) near-duplicate cluster mates: position -> positions."""
+def pairwise_partners(problem: Problem, fields, extra_pairs=None) -> dict[int, list[int]]:
+    """Hard partners not implied by agreement on ``fields`` and versions: position -> positions
+    (near-duplicate clusters are not expanded here; callers block a cluster by its members)."""
     i, j = problem.hard_i, problem.hard_j
     if extra_pairs is not None:
         i, j = np.concatenate([i, extra_pairs[0]]), np.concatenate([j, extra_pairs[1]])
@@ -95,10 +101,6 @@ def pairwise_partners(problem: Problem, fields, extra_pairs=None, *,
     for a, b in zip(i[rest].tolist(), j[rest].tolist()):
         partners.setdefault(a, []).append(b)
         partners.setdefault(b, []).append(a)
-    for group in problem.groups if include_groups else ():
-        members = group.tolist()
-        for a in members:
-            partners.setdefault(a, []).extend(m for m in members if m != a)
     return partners
 
 

@@ -35,9 +35,9 @@ from .tokens import TokenCounter
 __all__ = ["MAX_LINE_BYTES", "Query", "open_atomic", "output_target", "read_dump", "read_jsonl", "write_dump",
            "write_jsonl"]
 
-#: The longest line (bytes, newline included) a dump or trace file may hold: 64 MiB. A longer
+#: The longest line (bytes, newline included) a dump or trace file may hold: 256 MiB. A longer
 #: line (or an endless one, such as ``/dev/zero``) is an error naming the line, not a MemoryError.
-MAX_LINE_BYTES = 64 * 1024 * 1024
+MAX_LINE_BYTES = 256 * 1024 * 1024  # a 100,000-candidate query of 80-word chunks is ~70 MB
 
 
 @dataclass(frozen=True)

@@ -98,7 +98,7 @@ def exclusion_reasons(problem: Problem, mask: np.ndarray, *, enforce_gate: bool,
     fields = range(len(packed.field_names)) if forbid_all else problem.hard_fields
     partner_of = _disagreeing_selected(packed, mask, fields)
     extra = (con.i, con.j) if forbid_all else None
-    pairwise = pairwise_partners(problem, fields, extra, include_groups=False)
+    pairwise = pairwise_partners(problem, fields, extra)
     superseded_by = problem.superseded_by
     mate_of: dict[int, int] = {}  # chunk -> the first selected member of its near-duplicate group
     for members in problem.groups:

@@ -239,9 +239,6 @@ def test_differing_code_pairs_do_not_scan_equal_pairs():
     assert (i[:5] == np.arange(5)).all() and (j[:5] == 5).all() and (i[5:] == 5).all()
 
 
-@pytest.mark.xfail(reason="constraints.pairwise_partners expands a near-duplicate group of n chunks into "
-                          "n² partner entries (constraints.py, issue 11); not the report layer's",
-                   strict=False)
 def test_select_on_identical_chunks_stays_linear_in_memory():
     n = 4000
     text = ("The support desk handles refund requests within 14 days according to policy and the team "
