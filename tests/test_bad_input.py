@@ -19,17 +19,22 @@ def line_with(**changes):
     return json.dumps(line)
 
 
-def candidate_with(**changes):
+DROP = object()
+
+
+def _cand(**changes):
     cand = dict(GOOD_CANDIDATE)
     for key, value in changes.items():
         if value is DROP:
             cand.pop(key)
         else:
             cand[key] = value
-    return line_with(candidates=[cand])
+    return cand
 
 
-DROP = object()
+def candidate_with(**changes):
+    return line_with(candidates=[_cand(**changes)])
+
 
 # (name, text of the second line, fragments the message must hold)
 CASES = [
@@ -138,16 +143,6 @@ def test_candidate_objects_are_validated_too():
 # Each case is (name, call, fragments): the call must raise InputError whose one-line message holds
 # every fragment. Every case here ended in a traceback, a non-InputError exception, or a silently
 # wrong result before issue 11.
-
-def _cand(**changes):
-    cand = dict(GOOD_CANDIDATE)
-    for key, value in changes.items():
-        if value is DROP:
-            cand.pop(key)
-        else:
-            cand[key] = value
-    return cand
-
 
 def _select(cands=None, reqs=None, **kwargs):
     return lambda: ctxselect.select([_cand()] if cands is None else cands,
