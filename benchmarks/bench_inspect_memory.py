@@ -27,7 +27,7 @@ CASES = ("inspect100k", "select100k", "neardup_inspect", "neardup_select", "iden
 
 
 def big_query():
-    from ctxselect.generate import generate_queries
+    from ctxselect.evaluate.generate import generate_queries
     return generate_queries(queries=1, candidates=100_000, words_mean=40)[0]
 
 

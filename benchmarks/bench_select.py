@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import ctxselect
-from ctxselect.generate import generate_queries
+from ctxselect.evaluate.generate import generate_queries
 
 SIZES = {20: 30, 200: 30, 2_000: 12, 20_000: 4}  # n -> generated queries
 

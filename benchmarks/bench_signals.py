@@ -12,7 +12,7 @@ from numpy_versions import cosine_pairs_numpy, freshness_numpy, signature_pairs_
 
 import ctxselect
 from ctxselect.kernels.pairs import _freshness
-from ctxselect.kernels.similarity import cosine_pairs, minhash_pairs, text_signatures
+from ctxselect.features.similarity import cosine_pairs, minhash_pairs, text_signatures
 
 SIZES = [100, 1_000, 5_000, 20_000]
 COSINE_THRESHOLD = 0.8

@@ -16,8 +16,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import ctxselect  # noqa: E402
-from ctxselect.claims import find_claim_conflicts  # noqa: E402
-from ctxselect.generate import generate_queries  # noqa: E402
+from ctxselect.text.claims import find_claim_conflicts  # noqa: E402
+from ctxselect.evaluate.generate import generate_queries  # noqa: E402
 
 
 def planted(queries: int, seed: int) -> None:

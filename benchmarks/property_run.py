@@ -12,8 +12,8 @@ import sys
 import time
 
 import ctxselect
-from ctxselect.generate import GeneratorConfig, generate_queries
-from ctxselect.selection import prepare
+from ctxselect.evaluate.generate import GeneratorConfig, generate_queries
+from ctxselect.selection.api import prepare
 
 SHAPES = {
     "repeated": lambda s: [x for x in s for _ in range(2)],

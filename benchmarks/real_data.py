@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import ctxselect  # noqa: E402
-from ctxselect.bench import run_bench  # noqa: E402
+from ctxselect.evaluate.bench import run_bench  # noqa: E402
 
 
 def main() -> None:

@@ -53,7 +53,7 @@ import sys
 sys.path.insert(0, {here!r})
 import numpy as np
 from data import embeddings, texts
-from ctxselect.kernels.similarity import cosine_pairs, minhash_pairs, text_signatures
+from ctxselect.features.similarity import cosine_pairs, minhash_pairs, text_signatures
 kind, n = sys.argv[1], int(sys.argv[2])
 data = embeddings(n) if kind == "cosine" else texts(n)
 if kind == "cosine":
@@ -95,7 +95,7 @@ cands = [{"id": str(k), "source": "s", "tokens": 5, "relevance": 0.5, "text": f"
 packed = ctxselect.pack(cands, {"token_budget": 50, "conflict_fields": ["x"], "now": 0})
 ctxselect.signals(packed)
 ctxselect.signals(packed, similarity="minhash")
-from ctxselect.kernels.similarity import minhash_pairs, text_signatures
+from ctxselect.features.similarity import minhash_pairs, text_signatures
 minhash_pairs(text_signatures([c["text"] for c in cands])[0], 0.5, exhaustive=False)
 print(imported - start, time.perf_counter() - imported)
 """

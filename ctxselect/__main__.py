@@ -1,3 +1,3 @@
-from .cli import main
+from ctxselect.cli.core import main
 
 main()

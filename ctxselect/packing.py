@@ -11,11 +11,11 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from .candidate import Candidate, coerce_candidates
-from .errors import InputError
-from .requirements import Requirements
-from .timeutil import SECONDS_PER_DAY
-from .tokens import TokenCounter
+from ctxselect.model.candidate import Candidate, coerce_candidates
+from ctxselect.errors import InputError
+from ctxselect.model.requirements import Requirements
+from ctxselect.model.times import SECONDS_PER_DAY
+from ctxselect.model.tokens import TokenCounter
 
 __all__ = ["PackedCandidates", "pack"]
 

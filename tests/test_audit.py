@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import ctxselect
-from ctxselect.audit import js_round
+from ctxselect.evaluate.audit import js_round
 
 VECTORS = json.loads((Path(__file__).parent / "data" / "ragscope_vectors.json").read_text())["vectors"]
 

@@ -15,12 +15,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ctxselect
-from ctxselect import claims as claims_module
-from ctxselect import conflicts
-from ctxselect.claims import MAX_CLAIMS_PER_TEXT, extract_claims, find_claim_conflicts
-from ctxselect.conflicts import ConflictPair, claim_reason, conflict_pairs, conflict_summary, pair_conflicts
+from ctxselect.text import claims as claims_module
+from ctxselect.features import contradictions as conflicts
+from ctxselect.text.claims import MAX_CLAIMS_PER_TEXT, extract_claims, find_claim_conflicts
+from ctxselect.features.contradictions import ConflictPair, claim_reason, conflict_pairs, conflict_summary, pair_conflicts
 from ctxselect.packing import NO_CODE, pack
-from ctxselect.signals import signals
+from ctxselect.features.compute import signals
 
 MiB = 1 << 20
 
@@ -255,7 +255,7 @@ def test_select_on_identical_chunks_stays_linear_in_memory():
                                             st.booleans()), max_size=5))
 def test_contradiction_merge_matches_a_dict_merge(n, raw_parts):
     """The merge that never sorts its largest part gives what a plain dict merge gives."""
-    from ctxselect.signals import _merge_contradictions
+    from ctxselect.features.compute import _merge_contradictions
     parts, expected = [], {}
     for pairs, severity, kind, with_superseded in raw_parts:
         keys = sorted({(a, b) for a, b in pairs if a < b < n})

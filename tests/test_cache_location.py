@@ -8,7 +8,7 @@ from pathlib import Path
 import ctxselect
 
 PACKAGE = Path(ctxselect.__file__).resolve().parent
-SCRIPT = ("import ctxselect, ctxselect._jit as j; print(j.CACHE_DIR); "
+SCRIPT = ("import ctxselect, ctxselect._config as j; print(j.CACHE_DIR); "
           "print(ctxselect.select([{'id': 'a', 'source': 's', 'tokens': 5, 'relevance': .5, 'text': 'one two three four'},"
           " {'id': 'b', 'source': 's', 'tokens': 5, 'relevance': .4, 'text': 'one two three four'}],"
           " {'token_budget': 100}).ids)")

@@ -8,8 +8,8 @@ from conftest import EXAMPLES
 from typer.testing import CliRunner
 
 import ctxselect
-from ctxselect.bench import gold_metrics, run_bench
-from ctxselect.cli import app
+from ctxselect.evaluate.bench import gold_metrics, run_bench
+from ctxselect.cli.core import app
 
 runner = CliRunner()
 EXAMPLE = str(EXAMPLES / "support_desk.jsonl")

@@ -21,7 +21,7 @@ from conftest import EXAMPLES, ROOT
 from typer.testing import CliRunner
 
 import ctxselect
-from ctxselect.cli import app, terminal_text
+from ctxselect.cli.core import app, terminal_text
 
 runner = CliRunner()
 EXAMPLE = EXAMPLES / "support_desk.jsonl"
@@ -381,7 +381,7 @@ def test_hostile_cli_case(case: Case, tmp_path, monkeypatch):
     if case.unsafe_before and os.environ.get("CTXSELECT_OLD_CODE"):
         pytest.skip("would replace a device file with the old code")
     if case.line_cap is not None:
-        monkeypatch.setattr("ctxselect.dump.MAX_LINE_BYTES", case.line_cap, raising=False)
+        monkeypatch.setattr("ctxselect.model.io.MAX_LINE_BYTES", case.line_cap, raising=False)
     monkeypatch.chdir(tmp_path)
     args = case.build(tmp_path)
     result = runner.invoke(app, args)
@@ -451,7 +451,7 @@ def test_a_directory_as_dump_is_one_line(tmp_path):
 
 
 def test_dev_zero_is_a_line_cap_error(monkeypatch):
-    monkeypatch.setattr("ctxselect.dump.MAX_LINE_BYTES", 1 << 16)
+    monkeypatch.setattr("ctxselect.model.io.MAX_LINE_BYTES", 1 << 16)
     result = runner.invoke(app, ["inspect", "/dev/zero"])
     assert result.exit_code == 2 and "line 1: line longer than 65,536 bytes" in result.stderr
 

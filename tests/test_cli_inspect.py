@@ -5,7 +5,7 @@ import json
 from conftest import EXAMPLES
 from typer.testing import CliRunner
 
-from ctxselect.cli import app
+from ctxselect.cli.core import app
 
 runner = CliRunner()
 EXAMPLE = str(EXAMPLES / "support_desk.jsonl")

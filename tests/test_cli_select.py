@@ -6,7 +6,7 @@ from conftest import EXAMPLES
 from typer.testing import CliRunner
 
 import ctxselect
-from ctxselect.cli import app
+from ctxselect.cli.core import app
 
 runner = CliRunner()
 EXAMPLE = str(EXAMPLES / "support_desk.jsonl")

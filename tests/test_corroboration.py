@@ -3,8 +3,8 @@
 import pytest
 
 import ctxselect
-from ctxselect.claims import compare_claims, extract_claims
-from ctxselect.generate import generate_queries
+from ctxselect.text.claims import compare_claims, extract_claims
+from ctxselect.evaluate.generate import generate_queries
 
 FACT = ("Officials said the storm power outage in the northern district affected {n} people "
         "last week. {tail}")
@@ -57,8 +57,8 @@ def test_even_split_is_unresolved():
                                  "'10,000 people' (1 supporting chunk(s)), an even split; neither side is "
                                  "corroborated, both are left out")
     assert sel.excluded["b"].startswith("unresolved conflict with `a`")
-    from ctxselect.corroboration import resolve_conflicts
-    from ctxselect.selection import prepare
+    from ctxselect.selection.corroboration import resolve_conflicts
+    from ctxselect.selection.api import prepare
     problem = prepare(cands, {"token_budget": 200})
     kept = resolve_conflicts(problem.packed, problem.signals, problem.packed.admissible, drop_unresolved=False)
     assert list(kept.unresolved) == [(0, 1)] and not kept.losers

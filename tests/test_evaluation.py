@@ -8,8 +8,8 @@ from conftest import EXAMPLES
 from typer.testing import CliRunner
 
 import ctxselect
-from ctxselect.cli import app
-from ctxselect.trace import suffix_prefix_overlap
+from ctxselect.cli.core import app
+from ctxselect.evaluate.trace import suffix_prefix_overlap
 
 runner = CliRunner()
 EXAMPLE = str(EXAMPLES / "support_desk.jsonl")

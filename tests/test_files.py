@@ -18,8 +18,8 @@ import pytest
 from conftest import EXAMPLES, ROOT
 
 import ctxselect
-from ctxselect import dump as dump_module
-from ctxselect.dump import open_atomic, output_target, read_jsonl, write_jsonl
+from ctxselect.model import io as dump_module
+from ctxselect.model.io import open_atomic, output_target, read_jsonl, write_jsonl
 from ctxselect.errors import InputError
 
 EXAMPLE = EXAMPLES / "support_desk.jsonl"
@@ -251,8 +251,8 @@ def test_every_exit_python_sees_removes_the_temporary_file(tmp_path, exception):
 def test_sigterm_during_a_cli_write_removes_the_temporary_file(tmp_path):
     script = (
         "import signal, sys, time\n"
-        "from ctxselect import cli\n"
-        "from ctxselect.dump import write_jsonl\n"
+        "from ctxselect.cli import core as cli\n"
+        "from ctxselect.model.io import write_jsonl\n"
         "signal.signal(signal.SIGTERM, cli._terminate)\n"
         "def rows():\n"
         "    yield {'a': 1}\n"
@@ -276,7 +276,7 @@ def test_sigterm_during_a_cli_write_removes_the_temporary_file(tmp_path):
 
 
 def test_the_cli_main_installs_the_sigterm_cleanup(monkeypatch):
-    from ctxselect import cli
+    from ctxselect.cli import core as cli
 
     installed = {}
     monkeypatch.setattr(sys, "stdout", io.StringIO())
@@ -294,8 +294,8 @@ def test_the_cli_main_installs_the_sigterm_cleanup(monkeypatch):
 
 def test_plot_bench_follows_the_umask_and_symlinks(tmp_path, umask):
     pytest.importorskip("matplotlib")
-    from ctxselect.bench import run_bench
-    from ctxselect.plot import plot_bench
+    from ctxselect.evaluate.bench import run_bench
+    from ctxselect.evaluate.plot import plot_bench
 
     result = run_bench(list(ctxselect.read_dump(EXAMPLE)), ["greedy"])
     umask(0o027)

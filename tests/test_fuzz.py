@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import ctxselect
 from ctxselect import InputError
-from ctxselect.dump import Query
+from ctxselect.model.io import Query
 
 EXAMPLES = int(os.environ.get("CTXSELECT_FUZZ_EXAMPLES", "150"))
 

@@ -17,7 +17,7 @@ from naive_signals import (
 from ctxselect.errors import InputError
 from ctxselect.kernels.minhash import EMPTY, _signature_similarity
 from ctxselect.kernels.pairs import _components, _differing_code_pairs, _freshness
-from ctxselect.kernels.similarity import (
+from ctxselect.features.similarity import (
     cosine_pairs,
     lsh_bands,
     minhash_pairs,

@@ -15,10 +15,10 @@ import pytest
 from typer.testing import CliRunner
 
 import ctxselect
-from ctxselect.cli import app
-from ctxselect.conflicts import conflict_pairs, pair_conflicts
+from ctxselect.cli.core import app
+from ctxselect.features.contradictions import conflict_pairs, pair_conflicts
 from ctxselect.packing import pack
-from ctxselect.selection import prepare
+from ctxselect.selection.api import prepare
 
 SECRETS = ("SECRET-7f3a", "FIELDSECRET-42", "7,777,777", "VSECRET-9", "DOCSECRET-5", "8,675,309")
 
@@ -107,7 +107,7 @@ def test_corroboration_and_drift_reasons_withhold_inadmissible_figures():
     problem = prepare(planted_candidates(), REQUIREMENTS, QUERY)
     texts = list(problem.ineligible_reason.values()) + list(problem.unresolved.values())
     assert_no_secret(" | ".join(texts), "corroboration reasons")
-    from ctxselect.reasons import describe_conflict
+    from ctxselect.selection.explain import describe_conflict
     n = problem.n
     for i in range(n):
         for j in range(n):
@@ -180,7 +180,7 @@ def test_ablate_writes_nothing_inadmissible(tmp_path):
 def test_a_selected_list_naming_inadmissible_chunks_is_scored_without_echo():
     packed = pack(planted_candidates(), REQUIREMENTS)
     mask = np.ones(packed.n, dtype=bool)
-    from ctxselect.inspection import report_for
+    from ctxselect.quality.report import report_for
     report = report_for(packed, mask)
     assert report.inadmissible_ids == ["s1", "s2", "s3", "s4"]
     assert_no_secret(json.dumps(report.to_dict()), "report_for")

@@ -5,8 +5,8 @@ import math
 import pytest
 
 import ctxselect
-from ctxselect.query_terms import query_features
-from ctxselect.text import content_terms, years_in
+from ctxselect.features.query_terms import query_features
+from ctxselect.text.words import content_terms, years_in
 
 
 def cand(cid, text, relevance=0.5, **kw):

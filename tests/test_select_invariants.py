@@ -9,7 +9,7 @@ from naive_select import all_subsets, naive_feasible
 from select_strategies import random_instance
 
 import ctxselect
-from ctxselect.selection import prepare
+from ctxselect.selection.api import prepare
 
 weights = st.fixed_dictionaries({
     "relevance": st.floats(0, 5), "coverage": st.floats(0, 5), "redundancy": st.floats(0, 5),

@@ -5,9 +5,9 @@ from naive_select import brute_force, naive_objective
 from select_strategies import random_instance
 
 import ctxselect
-from ctxselect.constraints import violations
-from ctxselect.objective import score
-from ctxselect.selection import prepare
+from ctxselect.selection.constraints import violations
+from ctxselect.selection.problem import score
+from ctxselect.selection.api import prepare
 
 METHODS = ["greedy", "topk", "density", "mmr"]
 

@@ -7,7 +7,7 @@ from naive_quality import naive_conflicts
 from strategies import api_chunks, candidate_lists, requirement_dicts
 
 import ctxselect
-from ctxselect.signals import ConflictKind, signals
+from ctxselect.features.compute import ConflictKind, signals
 
 
 def cand(cid, text="", **kw):

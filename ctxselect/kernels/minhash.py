@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange, uint64
 
-from .._jit import parallel, serial
+from ctxselect._config import parallel, serial
 
 EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)
 _FNV_OFFSET = np.uint64(0xCBF29CE484222325)

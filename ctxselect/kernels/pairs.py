@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from .._jit import serial
+from ctxselect._config import serial
 
 
 @serial

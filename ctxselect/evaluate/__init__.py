@@ -1,0 +1,1 @@
+"""Evaluation: bench, gold metrics, ablations, traces, RAGScope audits, relevance aggregation, synthetic dumps, plots."""

@@ -1,0 +1,117 @@
+"""Ablation variants of a selection (shared seed 004): did the context earn its tokens?
+
+For each query: ``full`` (the selection in assembly order), ``none`` (no context), ``shuffled``
+(the selection of another query of the dump, chosen by a seeded permutation with no fixed point:
+unrelated context of the same kind), ``truncated_half`` and ``truncated_quarter`` (the longest
+prefix of the window within half / a quarter of its tokens) and ``reordered`` (the same chunks,
+most relevant last). A user's harness runs its model on each and diffs the outcomes.
+
+Scopes: no variant carries text a query's ``allowed_scopes`` do not admit. A query's own
+selection must name its candidates, all admissible (else an :class:`InputError` naming the chunk,
+never quoting it); the ``shuffled`` variant borrows only the chunks of the other query's selection
+that both queries admit (a chunk is admissible when the query allows every scope, or its scope is
+one of the allowed ones), so its ``ids`` may be fewer than the other query's selection.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Iterator
+
+import numpy as np
+
+from ctxselect.model.io import Query
+from ctxselect.errors import InputError
+
+__all__ = ["VARIANTS", "ablation_variants"]
+
+VARIANTS = ("full", "none", "shuffled", "truncated_half", "truncated_quarter", "reordered")
+
+
+def _prefix_within(ids: list[str], tokens: dict[str, int], limit: float) -> list[str]:
+    out, used = [], 0
+    for cid in ids:
+        if used + tokens[cid] > limit:
+            break
+        out.append(cid)
+        used += tokens[cid]
+    return out
+
+
+def _derangement(n: int, seed: int) -> list[int]:
+    rng = np.random.default_rng(seed)
+    if n < 2:
+        return list(range(n))
+    shift = int(rng.integers(1, n))
+    order = rng.permutation(n)
+    target = np.empty(n, dtype=int)
+    target[order] = order[(np.arange(n) + shift) % n]  # a rotation inside a random order: no fixed point
+    return target.tolist()
+
+
+def _check_selection(query: Query, ids: list[str]) -> None:
+    by_id = {c.id: c for c in query.candidates}
+    for cid in ids:
+        if cid not in by_id:
+            raise InputError(query_id=query.query_id, candidate_id=cid, field="selections",
+                             message="unknown candidate id", expected="ids of this query's candidates")
+        if not query.requirements.admits(by_id[cid].scope):
+            raise InputError(query_id=query.query_id, candidate_id=cid, field="selections",
+                             message="the query's allowed scopes do not admit this chunk",
+                             expected="admissible chunks only")
+
+
+def ablation_variants(queries: Iterable[Query], selections: Iterable[list[str]], *, seed: int = 0) -> Iterator[dict]:
+    """The ablation variants of each query's selection (see the module docstring).
+
+    Parameters
+    ----------
+    queries : iterable of Query
+    selections : iterable of list of str
+        One selection (ids in assembly order) per query, each of admissible candidates.
+    seed : int
+        Seed of the permutation that pairs queries for ``shuffled``.
+
+    Yields
+    ------
+    dict
+        One record per (query, variant): ``query_id``, ``query``, ``variant``, ``ids``, ``context``
+        (the chunks' texts in order) and, for ``shuffled``, ``source_query_id``.
+
+    Raises
+    ------
+    InputError
+        When the counts differ, or a selection names an unknown or inadmissible chunk.
+    """
+    queries, selections = list(queries), [list(s) for s in selections]
+    if len(queries) != len(selections):
+        raise InputError(field="selections", expected=f"one selection per query ({len(queries)})",
+                         found=f"{len(selections)} selections")
+    for query, ids in zip(queries, selections):
+        _check_selection(query, ids)
+    partner = _derangement(len(queries), seed)
+    for k, (query, ids) in enumerate(zip(queries, selections)):
+        by_id = {c.id: c for c in query.candidates}
+        tokens = {c.id: c.tokens for c in query.candidates}
+        total = sum(tokens[c] for c in ids)
+        variants = {
+            "full": ids,
+            "none": [],
+            "truncated_half": _prefix_within(ids, tokens, total / 2),
+            "truncated_quarter": _prefix_within(ids, tokens, total / 4),
+            "reordered": sorted(ids, key=lambda c: (by_id[c].relevance, c)),
+        }
+        for name in VARIANTS:
+            if name == "shuffled":
+                if len(queries) < 2:
+                    continue  # no unrelated query to borrow from
+                other = queries[partner[k]]
+                other_by_id = {c.id: c for c in other.candidates}
+                # the other selection is admissible for the other query (checked above); keep what
+                # this query admits too, so no text crosses into a query that may not see it
+                chosen = [c for c in selections[partner[k]] if query.requirements.admits(other_by_id[c].scope)]
+                yield {"query_id": query.query_id, "query": query.query, "variant": name, "ids": chosen,
+                       "context": [other_by_id[c].text for c in chosen], "source_query_id": other.query_id}
+                continue
+            chosen = variants[name]
+            yield {"query_id": query.query_id, "query": query.query, "variant": name, "ids": chosen,
+                   "context": [by_id[c].text for c in chosen]}

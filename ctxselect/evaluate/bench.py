@@ -1,0 +1,294 @@
+"""Replay candidate dumps through several selectors and compare them side by side.
+
+:func:`run_bench` selects every query with every method, scores each selection with the shared
+objective and the quality vector, measures latency, and — on queries with ``gold`` — whether the
+gold evidence was selected and where it landed in the window. :func:`summarize` turns the records
+into one summary per method. The command line's ``ctxselect bench`` is a thin layer over both.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+
+from ctxselect.model import validation as checks
+from ctxselect.model.io import Query
+from ctxselect.errors import InputError
+from ctxselect.quality.vector import METRIC_NAMES
+from ctxselect.selection.api import select
+from ctxselect.selection.solvers.registry import Method, parse_choice
+
+__all__ = ["QueryRecord", "MethodSummary", "BenchResult", "run_bench", "summarize", "gold_metrics",
+           "with_budget", "summary_table", "to_markdown", "from_dict"]
+
+TIE_TOLERANCE = 1e-9
+
+
+@dataclass(frozen=True)
+class QueryRecord:
+    """One method's selection for one query."""
+
+    query_id: str
+    method: str
+    ids: list[str]
+    objective: float
+    status: str
+    passed: bool
+    can_pass: bool | None
+    metrics: dict[str, float]
+    tokens: int
+    budget: int
+    latency: float
+    gold: dict[str, float] | None
+
+
+@dataclass(frozen=True)
+class MethodSummary:
+    """Means over the queries of one method."""
+
+    method: str
+    queries: int
+    objective: float
+    objective_ratio_to_best: float
+    wins: int
+    ties: int
+    losses: int
+    gate_passed: int
+    metrics: dict[str, float]
+    tokens: float
+    latency_p50: float
+    latency_p95: float
+    gold_queries: int
+    gold: dict[str, float]
+
+
+@dataclass
+class BenchResult:
+    """Per-query records and per-method summaries."""
+
+    methods: list[str]
+    records: list[QueryRecord]
+    summaries: list[MethodSummary]
+    can_pass: int | None
+    queries: int
+    dumps: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "dumps": self.dumps, "methods": self.methods, "queries": self.queries,
+            "queries_that_can_pass": self.can_pass,
+            "summaries": [dataclasses.asdict(s) for s in self.summaries],
+            "records": [dataclasses.asdict(r) for r in self.records],
+        }
+
+
+def gold_metrics(query: Query, ids: Sequence[str]) -> dict[str, float] | None:
+    """Gold recall, all-gold, precision, distractors and the gold's middle-third share for the
+    selection ``ids`` (in assembly order); None when the query has no gold.
+
+    With several alternative gold sets the best-recalled one counts; the middle third is measured
+    in tokens (a gold chunk whose centre lies between 1/3 and 2/3 of the window)."""
+    sets = [g for g in query.gold_sets if g]
+    if not sets:
+        return None
+    chosen = list(ids)
+    picked = set(chosen)
+    best = max(sets, key=lambda g: (len(g & picked) / len(g), -len(g)))
+    union = set().union(*sets)
+    tokens = {c.id: c.tokens for c in query.candidates}
+    total = sum(tokens[i] for i in chosen)
+    offset, middle, gold_in = 0, 0, 0
+    for cid in chosen:
+        centre = offset + tokens[cid] / 2
+        offset += tokens[cid]
+        if cid in union:
+            gold_in += 1
+            middle += total > 0 and total / 3 <= centre <= 2 * total / 3
+    return {
+        "recall": len(best & picked) / len(best),
+        "all_gold": float(best <= picked),
+        "precision": gold_in / len(chosen) if chosen else 0.0,
+        "distractors": float(len(chosen) - gold_in),
+        "middle_third": middle / gold_in if gold_in else 0.0,
+    }
+
+
+def with_budget(query: Query, budget: int | None, budget_scale: float | None) -> Query:
+    """The query with its token budget replaced (``budget``) or scaled (``budget_scale``).
+
+    Raises
+    ------
+    InputError
+        Naming the query, when the scaled budget is not a valid budget (too large to count).
+    """
+    if budget is None and budget_scale is None:
+        return query
+    reqs = query.requirements
+    if budget is not None:
+        new = budget
+    else:
+        scaled = reqs.token_budget * budget_scale
+        if not math.isfinite(scaled):
+            raise InputError(query_id=query.query_id, field="budget_scale",
+                             expected="a scale that keeps the token budget finite", found=budget_scale)
+        new = max(1, int(round(scaled)))
+    try:
+        return dataclasses.replace(query, requirements=dataclasses.replace(reqs, token_budget=new))
+    except InputError as err:
+        raise err.located(query_id=query.query_id) from None
+
+
+def _bench_query(args) -> list[QueryRecord]:
+    query, methods, options = args
+    records = []
+    can_pass = None
+    for method in methods:
+        sel = select(query.candidates, query.requirements, query.query, method, **options)
+        if method == Method.OPTIMAL.value:
+            can_pass = "gate" not in sel.relaxed
+        records.append(QueryRecord(
+            query_id=query.query_id, method=method, ids=list(sel.ids), objective=sel.objective,
+            status=sel.status, passed=sel.report.passed, can_pass=None, metrics=dict(sel.report.metrics),
+            tokens=sel.tokens, budget=query.requirements.token_budget, latency=sel.timings["total"],
+            gold=gold_metrics(query, sel.ids)))
+    return [dataclasses.replace(r, can_pass=can_pass) for r in records]
+
+
+def run_bench(
+    queries: Iterable[Query],
+    methods: Sequence[str | Method] = ("greedy", "topk", "density", "mmr", "optimal"),
+    *,
+    budget: int | None = None,
+    budget_scale: float | None = None,
+    jobs: int = 1,
+    progress: Callable[[int], None] | None = None,
+    select_options: dict | None = None,
+) -> BenchResult:
+    """Select every query with every method and summarise.
+
+    Parameters
+    ----------
+    queries : iterable of Query
+    methods : sequence of str
+        Any of greedy, topk, density, mmr, optimal (the first one listed is not special; wins and
+        losses are counted against ``greedy`` when it is present).
+    budget, budget_scale : optional
+        Replace every query's budget, or scale it.
+    jobs : int
+        Worker processes (1 = in this process).
+    progress : callable, optional
+        Called with the number of queries finished, after each one.
+    select_options : dict, optional
+        Keyword arguments passed to :func:`ctxselect.select` (``time_limit``, ``weights`` ...).
+    """
+    names = [parse_choice(Method, m, "methods").value for m in methods]
+    if not names:
+        raise InputError(field="methods", expected="at least one method")
+    if len(set(names)) != len(names):
+        raise InputError(field="methods", expected="each method once", found=",".join(names))
+    if budget is not None:
+        checks.integer(budget, "budget", low=1)
+    if budget_scale is not None:
+        checks.number(budget_scale, "budget_scale", low=0.0, low_open=True)
+    checks.integer(jobs, "jobs", low=1)
+    work = [(with_budget(q, budget, budget_scale), names, dict(select_options or {})) for q in queries]
+    if not work:
+        raise InputError(field="queries", message="no query to bench")
+    records: list[QueryRecord] = []
+    _bench_query(work[0])  # load the kernels and solver once, so no latency includes it
+    if jobs == 1:
+        for k, item in enumerate(work, start=1):
+            records.extend(_bench_query(item))
+            if progress:
+                progress(k)
+    else:
+        # spawn, not fork: Numba's OpenMP threads make fork() unsafe once a parallel kernel ran
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=min(jobs, os.cpu_count() or 1), mp_context=context) as pool:
+            for k, result in enumerate(pool.map(_bench_query, work, chunksize=4), start=1):
+                records.extend(result)
+                if progress:
+                    progress(k)
+    return summarize(records, names, queries=len(work))
+
+
+def summarize(records: list[QueryRecord], methods: list[str], *, queries: int) -> BenchResult:
+    """Per-method summaries of the records (see :class:`MethodSummary`)."""
+    by_method = {m: [r for r in records if r.method == m] for m in methods}
+    objective = {m: np.array([r.objective for r in rs]) for m, rs in by_method.items()}
+    best_mean = max(float(v.mean()) for v in objective.values())
+    reference = objective.get(Method.GREEDY.value)
+    can = [r.can_pass for r in by_method[methods[0]]]
+    can_pass = None if any(c is None for c in can) else int(sum(can))
+    summaries = []
+    for m, rs in by_method.items():
+        obj = objective[m]
+        if reference is not None:
+            diff = obj - reference
+            tol = TIE_TOLERANCE * np.maximum(1.0, np.abs(reference))
+            wins, ties, losses = int((diff > tol).sum()), int((np.abs(diff) <= tol).sum()), int((diff < -tol).sum())
+        else:
+            wins = ties = losses = 0
+        latency = np.array([r.latency for r in rs])
+        golds = [r.gold for r in rs if r.gold is not None]
+        gold = {k: float(np.mean([g[k] for g in golds])) for k in golds[0]} if golds else {}
+        mean = float(obj.mean())
+        summaries.append(MethodSummary(
+            method=m, queries=len(rs), objective=mean,
+            objective_ratio_to_best=mean / best_mean if best_mean and not math.isclose(best_mean, 0.0) else 1.0,
+            wins=wins, ties=ties, losses=losses, gate_passed=sum(r.passed for r in rs),
+            metrics={k: float(np.mean([r.metrics[k] for r in rs])) for k in METRIC_NAMES},
+            tokens=float(np.mean([r.tokens for r in rs])),
+            latency_p50=float(np.percentile(latency, 50)), latency_p95=float(np.percentile(latency, 95)),
+            gold_queries=len(golds), gold=gold,
+        ))
+    return BenchResult(methods=list(methods), records=records, summaries=summaries, can_pass=can_pass,
+                       queries=queries)
+
+
+SHORT_HEADERS = {"W/T/L vs greedy": "W/T/L", "gate pass": "gate", "gold recall": "recall",
+                 "distractors": "distract.", "gold mid-third": "mid-third"}
+
+
+def summary_table(result: BenchResult) -> tuple[list[str], list[list[str]], str]:
+    """The per-method summary as (headers, rows of formatted cells, caption), for every renderer."""
+    has_gold = any(s.gold_queries for s in result.summaries)
+    head = ["method", "objective", "vs best", "W/T/L vs greedy", "gate pass", "tokens", "p50 ms", "p95 ms"]
+    if has_gold:
+        head += ["gold recall", "all-gold", "precision", "distractors", "gold mid-third"]
+    rows = []
+    for s in result.summaries:
+        row = [s.method, f"{s.objective:.4f}", f"{s.objective_ratio_to_best:.3f}", f"{s.wins}/{s.ties}/{s.losses}",
+               f"{s.gate_passed}/{s.queries}", f"{s.tokens:,.0f}", f"{s.latency_p50 * 1e3:.1f}",
+               f"{s.latency_p95 * 1e3:.1f}"]
+        if has_gold:
+            g = s.gold
+            row += [f"{g.get('recall', 0):.3f}", f"{g.get('all_gold', 0):.3f}", f"{g.get('precision', 0):.3f}",
+                    f"{g.get('distractors', 0):.2f}", f"{g.get('middle_third', 0):.3f}"]
+        rows.append(row)
+    can = ("" if result.can_pass is None
+           else f", {result.can_pass} of which can meet the gate's enforced conditions (proven by the optimizer)")
+    gold = max((s.gold_queries for s in result.summaries), default=0)
+    return head, rows, f"{result.queries} queries{can}; gold metrics over {gold} queries with gold."
+
+
+def to_markdown(result: BenchResult) -> str:
+    """The per-method summary as a markdown table (what ``ctxselect bench --markdown`` prints)."""
+    head, rows, caption = summary_table(result)
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines + ["", caption])
+
+
+def from_dict(data: dict) -> BenchResult:
+    """A :class:`BenchResult` back from :meth:`BenchResult.to_dict` (e.g. a saved ``--json``)."""
+    return BenchResult(methods=data["methods"], records=[QueryRecord(**r) for r in data["records"]],
+                       summaries=[MethodSummary(**s) for s in data["summaries"]],
+                       can_pass=data["queries_that_can_pass"], queries=data["queries"], dumps=data["dumps"])

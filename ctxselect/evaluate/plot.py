@@ -1,0 +1,62 @@
+"""Bench plots (matplotlib is an optional extra: ``pip install 'ctxselect[plot]'``)."""
+
+from __future__ import annotations
+
+import os
+
+from ctxselect.evaluate.bench import BenchResult
+from ctxselect.model.io import open_atomic, output_target
+from ctxselect.errors import InputError
+
+__all__ = ["plot_bench"]
+
+_SHOWN = ("coverage_weighted", "token_utilization", "source_starvation", "contradiction_density",
+          "freshness", "policy_admissibility")
+
+
+def plot_bench(result: BenchResult, path: str | os.PathLike) -> None:
+    """Quality against latency (left) and per-metric bars (right), a PNG written whole or not at all.
+
+    Parameters
+    ----------
+    result : BenchResult
+    path : str or path-like
+        Written as :func:`ctxselect.model.io.open_atomic` writes (mode from the umask or the existing
+        file, symlinks written through, a non-regular target refused).
+
+    Raises
+    ------
+    InputError
+        Without matplotlib, or when the target cannot be written.
+    """
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise InputError(field="--plot", message="plotting needs matplotlib",
+                         expected="pip install 'ctxselect[plot]'") from None
+    output_target(path)  # refuse a bad target before drawing
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
+    for s in result.summaries:
+        left.scatter(s.latency_p50 * 1e3, s.objective, s=60)
+        left.annotate(s.method, (s.latency_p50 * 1e3, s.objective), textcoords="offset points", xytext=(5, 5))
+    left.set_xscale("log")
+    left.set_xlabel("latency p50 (ms, log)")
+    left.set_ylabel("mean objective")
+    left.set_title("quality against latency")
+    width = 0.8 / max(len(result.summaries), 1)
+    for k, s in enumerate(result.summaries):
+        right.bar([m + k * width for m in range(len(_SHOWN))], [s.metrics[name] for name in _SHOWN],
+                  width=width, label=s.method)
+    right.set_xticks([m + 0.4 - width / 2 for m in range(len(_SHOWN))])
+    right.set_xticklabels([n.replace("_", "\n") for n in _SHOWN], fontsize=8)
+    right.set_title("quality metrics (mean)")
+    right.legend(fontsize=8)
+    fig.tight_layout()
+    try:
+        with open_atomic(path, binary=True) as handle:
+            fig.savefig(handle, format="png", dpi=110)
+    finally:
+        plt.close(fig)

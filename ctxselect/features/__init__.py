@@ -1,0 +1,1 @@
+"""Pairwise signals over packed candidates: similarity, contradictions (the one definition), freshness, query terms."""

@@ -1,0 +1,268 @@
+"""The candidate chunk: what a retriever returned for one query."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from dataclasses import fields as dc_fields
+from typing import Any, Iterable, Mapping
+
+from ctxselect.model import validation as checks
+from ctxselect.errors import InputError
+from ctxselect.model.times import to_epoch_seconds, to_iso
+from ctxselect.model.tokens import TokenCounter, get_token_counter
+
+__all__ = ["Candidate", "coerce_candidates"]
+
+_SCALARS = (str, int, float, bool)
+#: Embedding components beyond this size are an error: their squares would overflow the cosine.
+MAX_EMBEDDING_ABS = 1e100
+#: Candidate keys that are not claims: a conflict field cannot be named after one of them.
+RESERVED_KEYS = ("id", "source", "relevance", "tokens", "text", "rank", "timestamp", "valid_from",
+                 "valid_to", "doc_id", "version", "scope", "aspects", "fields", "embedding")
+
+
+def _field_value(value: Any, name: str) -> Any:
+    if value is not None and not isinstance(value, _SCALARS):
+        raise InputError(field=name, expected="a string, number, boolean or null", found=value)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise InputError(field=name, expected="a finite number", found=value)
+    return value
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One retrieved chunk.
+
+    Parameters
+    ----------
+    id : str
+        Identity of the chunk, unique within a query.
+    source : str
+        Where the chunk came from (``policy``, ``procedure``, a domain, a collection).
+    relevance : float
+        Retriever or reranker score normalised to [0, 1].
+    tokens : int
+        Token count (> 0). :meth:`from_dict` counts it from ``text`` when absent.
+    text : str
+        The chunk's text.
+    rank : int, optional
+        Retrieval rank, when known.
+    timestamp, valid_from, valid_to : float, optional
+        UTC epoch seconds (any accepted time form is converted): when the content was written or
+        last verified, and an explicit validity window.
+    doc_id, version : str, optional
+        The same ``doc_id`` with different versions is a version conflict.
+    scope : str, optional
+        Policy label; the chunk is admissible iff it is in the query's allowed scopes.
+    aspects : tuple of str
+        The required answer aspects this chunk covers.
+    fields : dict
+        Structured claims (scalar values) used for contradiction detection.
+    embedding : tuple of float, optional
+        Dense vector for redundancy.
+    extra : dict
+        Every other key of the input (``title``, ``author`` ...), kept for round trips. Article
+        000's shape, with conflict fields as top-level keys, is read from here too.
+    """
+
+    id: str
+    source: str
+    relevance: float
+    tokens: int
+    text: str = ""
+    rank: int | None = None
+    timestamp: float | None = None
+    valid_from: float | None = None
+    valid_to: float | None = None
+    doc_id: str | None = None
+    version: str | None = None
+    scope: str | None = None
+    aspects: tuple[str, ...] = ()
+    fields: Mapping[str, Any] = field(default_factory=dict)
+    embedding: tuple[float, ...] | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        try:
+            self._normalise()
+        except InputError as err:
+            raise err.located(candidate_id=self.id if isinstance(self.id, str) else None) from None
+
+    def _normalise(self) -> None:
+        put = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731
+        put("id", checks.label(self.id, "id"))
+        put("source", checks.label(self.source, "source"))
+        put("relevance", checks.number(self.relevance, "relevance", low=0.0, high=1.0))
+        put("tokens", checks.integer(self.tokens, "tokens", low=1))
+        put("text", checks.text(self.text, "text"))
+        if self.rank is not None:
+            put("rank", checks.integer(self.rank, "rank", low=0))
+        for name in ("timestamp", "valid_from", "valid_to"):
+            value = getattr(self, name)
+            if value is not None:
+                put(name, to_epoch_seconds(value, name))
+        if self.valid_from is not None and self.valid_to is not None and self.valid_from > self.valid_to:
+            raise InputError(field="valid_to", expected="a time not before valid_from",
+                             found=self.valid_to)
+        for name in ("doc_id", "version", "scope"):
+            value = getattr(self, name)
+            if value is not None:
+                put(name, checks.label(value, name))
+        put("aspects", checks.string_list(self.aspects, "aspects"))
+        claims = checks.mapping(self.fields, "fields", "an object of scalar claims")
+        put("fields", {k: _field_value(v, f"fields.{k}") for k, v in claims.items()})
+        if self.embedding is not None:
+            vector = self.embedding
+            if isinstance(vector, (str, Mapping)) or not hasattr(vector, "__len__") or len(vector) == 0:
+                raise InputError(field="embedding", expected="a non-empty list of numbers", found=vector)
+            put("embedding", tuple(checks.number(v, f"embedding[{i}]", low=-MAX_EMBEDDING_ABS,
+                                                 high=MAX_EMBEDDING_ABS) for i, v in enumerate(vector)))
+        put("extra", dict(checks.mapping(self.extra, "extra", "an object")))
+
+    # -- construction from plain data --------------------------------------------------------
+    @classmethod
+    def from_dict(
+        cls,
+        data: Mapping[str, Any],
+        *,
+        token_counter: TokenCounter | None = None,
+        default_relevance: float | None = None,
+    ) -> "Candidate":
+        """Build a candidate from a dict with the dump's field names.
+
+        Parameters
+        ----------
+        data : mapping
+            ``id``, ``source`` and ``relevance`` are required (``relevance`` may be left out when
+            ``default_relevance`` is given); ``tokens`` is counted from ``text`` when absent;
+            unknown keys go to :attr:`extra`.
+        token_counter : callable, optional
+            Counts tokens of ``text``; defaults to :func:`ctxselect.get_token_counter`.
+        default_relevance : float, optional
+            Relevance for candidates that carry none (article 000's inspector uses 1.0).
+
+        Raises
+        ------
+        InputError
+            Naming the candidate id and the field.
+        """
+        if isinstance(data, Candidate):
+            return data
+        if not isinstance(data, Mapping):
+            raise InputError(expected="a candidate object", found=data, has_found=True)
+        cid = data.get("id")
+        try:
+            return cls._from_mapping(data, token_counter, default_relevance)
+        except InputError as err:
+            located = cid if isinstance(cid, str) else (str(cid) if isinstance(cid, int) else None)
+            raise err.located(candidate_id=located) from None
+
+    @classmethod
+    def _from_mapping(cls, data, token_counter, default_relevance) -> "Candidate":
+        for name in ("id", "source"):
+            if data.get(name) is None:
+                raise InputError(field=name, expected="a non-empty string", message="missing required field")
+        known = {f.name for f in dc_fields(cls)} - {"extra"}
+        values = {k: v for k, v in data.items() if k in known and v is not None}
+        extra = {k: v for k, v in data.items() if k not in known}
+        if "relevance" not in values:
+            if default_relevance is None:
+                raise InputError(field="relevance", expected="a number in [0, 1]",
+                                 message="missing required field")
+            values["relevance"] = default_relevance
+        if "tokens" not in values:
+            body = values.get("text")
+            if not isinstance(body, str) or not body.strip():
+                raise InputError(field="tokens", message="missing required field",
+                                 expected="a positive integer, or a non-empty text to count it from")
+            counter = token_counter or get_token_counter()
+            values["tokens"] = counter(body)
+        return cls(**values, extra=extra)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The candidate as a dump record (times as ISO-8601 UTC, unset fields left out)."""
+        out: dict[str, Any] = {"id": self.id, "source": self.source, "relevance": self.relevance,
+                               "tokens": self.tokens}
+        if self.text:
+            out["text"] = self.text
+        for name in ("rank", "doc_id", "version", "scope"):
+            value = getattr(self, name)
+            if value is not None:
+                out[name] = value
+        for name in ("timestamp", "valid_from", "valid_to"):
+            value = getattr(self, name)
+            if value is not None:
+                out[name] = to_iso(value)
+        if self.aspects:
+            out["aspects"] = list(self.aspects)
+        if self.fields:
+            out["fields"] = dict(self.fields)
+        if self.embedding is not None:
+            out["embedding"] = list(self.embedding)
+        for key, value in self.extra.items():
+            out.setdefault(key, value)
+        return out
+
+    def claim(self, name: str) -> Any:
+        """The value of claim ``name``: from :attr:`fields`, else a top-level key (article 000's
+        shape); ``None`` when absent.
+
+        Raises
+        ------
+        InputError
+            When the top-level key holds a list or an object: a claim is a scalar, and a nested
+            value would otherwise be ignored without a word.
+        """
+        if name in self.fields:
+            return self.fields[name]
+        value = self.extra.get(name)
+        if value is None:
+            return None
+        try:
+            return _field_value(value, name)
+        except InputError as err:
+            raise err.located(candidate_id=self.id) from None
+
+
+def coerce_candidates(
+    candidates: Iterable[Candidate | Mapping[str, Any]],
+    *,
+    token_counter: TokenCounter | None = None,
+    default_relevance: float | None = None,
+) -> list[Candidate]:
+    """Turn dicts or candidates into validated candidates; ids must be unique."""
+    if isinstance(candidates, (str, bytes, Mapping)) or not hasattr(candidates, "__iter__"):
+        raise InputError(field="candidates", expected="a list of candidates", found=candidates,
+                         has_found=True)
+    out: list[Candidate] = []
+    seen: set[str] = set()
+    for index, item in enumerate(candidates):
+        try:
+            cand = Candidate.from_dict(item, token_counter=token_counter,
+                                       default_relevance=default_relevance)
+        except InputError as err:
+            raise err.located(candidate_index=index) from None
+        if cand.id in seen:
+            raise InputError(candidate_id=cand.id, field="id", message="duplicate candidate id",
+                             expected="ids unique within a query")
+        seen.add(cand.id)
+        out.append(cand)
+    _check_embeddings(out)
+    return out
+
+
+def _check_embeddings(cands: list[Candidate]) -> None:
+    """Embeddings are all-or-none within a query, with one dimension."""
+    first = next((c for c in cands if c.embedding is not None), None)
+    if first is None:
+        return
+    dim = len(first.embedding)
+    expected = f"a {dim}-dimensional vector, as candidate {first.id!r} has"
+    for c in cands:
+        if c.embedding is None:
+            raise InputError(candidate_id=c.id, field="embedding", message="missing embedding",
+                             expected=expected)
+        if len(c.embedding) != dim:
+            raise InputError(candidate_id=c.id, field="embedding", expected=expected,
+                             found=f"{len(c.embedding)} dimensions")

@@ -1,0 +1,506 @@
+"""Candidate dumps: JSONL, one query per line, read as a stream and written whole or not at all.
+
+A line holds ``query_id``, ``query``, ``requirements``, ``candidates`` and optionally ``gold`` (ids
+of chunks that are each sufficient evidence, or a list of such id sets) and ``selected`` (what the
+current assembler sent). Other keys (``meta``, ``labels`` ...) are kept as they are.
+
+Reading is strict: every line must be UTF-8 text (a byte-order mark at the start of the file is
+allowed) of at most :data:`MAX_LINE_BYTES` bytes holding one JSON value with no duplicate key in
+any object, no lone surrogate in any string and no NaN / Infinity; anything else is an
+:class:`~ctxselect.errors.InputError` naming the file and line. Writing is atomic: a temporary
+file next to the target (``NAME.<random>.tmp``, removed on every exit Python sees) is renamed
+over it when complete; a new file gets the mode the umask allows (``0666 & ~umask``), an existing
+one keeps its mode, a symlink is written through (the link stays a link), and a target that
+exists but is not a regular file (a directory, device or FIFO) is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import stat
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, Iterable, Iterator, Mapping
+
+from ctxselect.model import validation as checks
+from ctxselect.model.candidate import Candidate, coerce_candidates
+from ctxselect.errors import InputError
+from ctxselect.model.requirements import Requirements
+from ctxselect.model.tokens import TokenCounter
+
+__all__ = ["MAX_LINE_BYTES", "Query", "open_atomic", "output_target", "read_dump", "read_jsonl", "write_dump",
+           "write_jsonl"]
+
+#: The longest line (bytes, newline included) a dump or trace file may hold: 256 MiB. A longer
+#: line (or an endless one, such as ``/dev/zero``) is an error naming the line, not a MemoryError.
+MAX_LINE_BYTES = 256 * 1024 * 1024  # a 100,000-candidate query of 80-word chunks is ~70 MB
+
+
+@dataclass(frozen=True)
+class Query:
+    """One line of a dump: a query, its requirements and its candidates.
+
+    Attributes
+    ----------
+    query_id : str
+    query : str
+        The question's text ("" when unknown).
+    requirements : Requirements
+    candidates : list of Candidate
+    gold : list of str, or list of list of str, or None
+        Ids of supporting chunks; a list of lists gives alternative evidence sets.
+    selected : list of str or None
+        The ids the user's current assembler sent.
+    extra : dict
+        Any other keys of the line, written back unchanged.
+    """
+
+    query_id: str
+    query: str
+    requirements: Requirements
+    candidates: list[Candidate]
+    gold: list | None = None
+    selected: list[str] | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, token_counter: TokenCounter | None = None) -> "Query":
+        """Validate one dump record.
+
+        Raises
+        ------
+        InputError
+            Naming the query id, candidate id and field.
+        """
+        if isinstance(data, Query):
+            return data
+        if not isinstance(data, Mapping):
+            raise InputError(expected="a JSON object (one query per line)", found=data, has_found=True)
+        qid = data.get("query_id")
+        try:
+            return cls._from_mapping(data, token_counter)
+        except InputError as err:
+            raise err.located(query_id=qid if isinstance(qid, str) else None) from None
+
+    @classmethod
+    def _from_mapping(cls, data: Mapping[str, Any], token_counter) -> "Query":
+        for name in ("query_id", "requirements", "candidates"):
+            if name not in data:
+                raise InputError(field=name, message="missing required field",
+                                 expected={"query_id": "a non-empty string",
+                                           "requirements": "an object with token_budget",
+                                           "candidates": "a list of candidates"}[name])
+        qid = checks.label(data["query_id"], "query_id")
+        query = "" if data.get("query") is None else checks.text(data["query"], "query")
+        try:
+            reqs = Requirements.from_dict(data["requirements"])
+        except InputError as err:
+            raise err.located(query_id=qid) from None
+        if not isinstance(data["candidates"], list):
+            raise InputError(query_id=qid, field="candidates", expected="a list of candidates",
+                             found=data["candidates"])
+        cands = coerce_candidates(data["candidates"], token_counter=token_counter)
+        known = {c.id for c in cands}
+        gold = _gold(data.get("gold"), known)
+        selected = None
+        if data.get("selected") is not None:
+            selected = list(checks.string_list(data["selected"], "selected"))
+            _known_ids(selected, known, "selected")
+            _unique_ids(selected, "selected")
+        extra = {k: v for k, v in data.items()
+                 if k not in ("query_id", "query", "requirements", "candidates", "gold", "selected")}
+        return cls(qid, query, reqs, cands, gold, selected, extra)
+
+    @property
+    def gold_sets(self) -> list[set[str]]:
+        """Gold as a list of alternative evidence sets (empty when unlabelled)."""
+        if not self.gold:
+            return []
+        if isinstance(self.gold[0], str):
+            return [set(self.gold)]
+        return [set(g) for g in self.gold]
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "query_id": self.query_id,
+            "query": self.query,
+            "requirements": self.requirements.to_dict(),
+            "candidates": [c.to_dict() for c in self.candidates],
+        }
+        if self.gold is not None:
+            out["gold"] = self.gold
+        if self.selected is not None:
+            out["selected"] = list(self.selected)
+        for key, value in self.extra.items():
+            out.setdefault(key, value)
+        return out
+
+
+def _known_ids(ids: Iterable[str], known: set[str], name: str) -> None:
+    for cid in ids:
+        if cid not in known:
+            raise InputError(field=name, candidate_id=cid, message="unknown candidate id",
+                             expected="ids of this query's candidates")
+
+
+def _unique_ids(ids: Iterable[str], name: str) -> None:
+    seen: set[str] = set()
+    for cid in ids:
+        if cid in seen:
+            raise InputError(field=name, candidate_id=cid, message=f"duplicate id in {name}",
+                             expected="each id at most once")
+        seen.add(cid)
+
+
+def _gold(value: Any, known: set[str]) -> list | None:
+    if value is None:
+        return None
+    if isinstance(value, list) and value and all(isinstance(v, list) for v in value):
+        sets = [list(checks.string_list(v, f"gold[{i}]")) for i, v in enumerate(value)]
+        for ids in sets:
+            _known_ids(ids, known, "gold")
+        return sets
+    ids = list(checks.string_list(value, "gold"))
+    _known_ids(ids, known, "gold")
+    return ids
+
+
+def _reject_constant(token: str) -> float:
+    raise ValueError(f"{token} is not valid JSON")
+
+
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object as a dict, refusing a key given twice (``json`` would keep the last)."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return obj
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _lone_surrogate(value: Any) -> str | None:
+    """The first string (key or value) of a parsed JSON value that is not valid Unicode."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError as err:
+                return item[err.start]
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return None
+
+
+def _not_utf8(raw: bytes, err: UnicodeDecodeError, first: bool) -> str:
+    message = f"not UTF-8 text (byte 0x{raw[err.start]:02x} at byte {err.start + 1} of the line)"
+    if first and raw.startswith(b"\x1f\x8b"):
+        message += "; it looks gzip-compressed: decompress it first"
+    elif first and raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        message += "; it starts with a UTF-16 byte-order mark: convert it to UTF-8"
+    return message
+
+
+def _parse_line(raw: bytes, first: bool) -> tuple[bool, Any]:
+    """(False, None) for a blank line, else (True, value); ValueError with the reason otherwise."""
+    if first and raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ValueError(_not_utf8(raw, err, first)) from None
+    if not text.strip():
+        return False, None
+    try:
+        value = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_object)
+    except _DuplicateKey as err:
+        raise ValueError(f"duplicate key {err.key!r} in a JSON object") from None
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
+    except ValueError as err:  # json.JSONDecodeError and the constants
+        raise ValueError(f"malformed JSON ({err})") from None
+    if _SURROGATE_ESCAPE.search(text):
+        bad = _lone_surrogate(value)
+        if bad is not None:
+            raise ValueError(f"a JSON string holds a lone surrogate (\\u{ord(bad):04x}), which is not Unicode text")
+    return True, value
+
+
+def read_dump(path: str | os.PathLike, *, token_counter: TokenCounter | None = None) -> Iterator[Query]:
+    """Read a JSONL dump as a stream of :class:`Query`.
+
+    Parameters
+    ----------
+    path : str or path-like
+    token_counter : callable, optional
+        Counts tokens of candidates without ``tokens``.
+
+    Yields
+    ------
+    Query
+
+    Raises
+    ------
+    InputError
+        Naming the file, line, query id, candidate id and field, with what was expected and what
+        was found (every problem :func:`read_jsonl` reports, missing or mistyped fields, duplicate
+        ids, an id given twice in ``selected``, bad values).
+    """
+    name = str(path)
+    seen: set[str] = set()
+    for line_no, data in read_jsonl(path, what="dump"):
+        try:
+            query = Query.from_dict(data, token_counter=token_counter)
+        except InputError as err:
+            raise err.located(file=name, line=line_no) from None
+        if query.query_id in seen:
+            raise InputError(file=name, line=line_no, query_id=query.query_id, field="query_id",
+                             message="duplicate query id", expected="query ids unique within a dump")
+        seen.add(query.query_id)
+        yield query
+
+
+def read_jsonl(path: str | os.PathLike, *, what: str = "file") -> Iterator[tuple[int, Any]]:
+    """Parse a JSONL file line by line.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A file, or a pipe or device read as a stream (a directory is refused).
+    what : str
+        What kind of file this is, for messages ("dump", "trace file").
+
+    Yields
+    ------
+    (int, object)
+        The line number and the parsed value of each non-blank line.
+
+    Raises
+    ------
+    InputError
+        Naming the file (and line): a file that cannot be opened or read, a line that is not
+        UTF-8 text (a UTF-8 byte-order mark at the start of the file is accepted), longer than
+        :data:`MAX_LINE_BYTES`, malformed or too deeply nested JSON, NaN or Infinity, a key given
+        twice in one object, or a lone surrogate in a string.
+    """
+    name = str(path)
+    try:
+        handle = open(path, "rb")
+    except OSError as err:
+        raise InputError(file=name, message=f"cannot open {what}: {err.strerror or err}") from None
+    with handle:
+        line_no = 0
+        while True:
+            line_no += 1
+            limit = MAX_LINE_BYTES
+            try:
+                raw = handle.readline(limit + 1)
+            except OSError as err:
+                raise InputError(file=name, line=line_no, message=f"cannot read {what}: {err.strerror or err}") from None
+            except MemoryError:
+                raise InputError(file=name, line=line_no, message="line too long to read") from None
+            if not raw:
+                return
+            if len(raw) > limit:
+                raise InputError(file=name, line=line_no,
+                                 message=f"line longer than {limit:,} bytes (the limit, MAX_LINE_BYTES)") from None
+            try:
+                present, value = _parse_line(raw, line_no == 1)
+            except ValueError as err:
+                raise InputError(file=name, line=line_no, message=str(err)) from None
+            del raw
+            if present:
+                yield line_no, value
+
+
+# Paths that name a process's open streams (``/dev/stdout`` may lead to a regular file when the
+# output is redirected: renaming over it would replace the shell's file, not write to the stream).
+_STREAM_PATHS = ("/proc/", "/dev/fd/", "/dev/stdin", "/dev/stdout", "/dev/stderr")
+
+
+def _link_chain(path: str | os.PathLike) -> list[str]:
+    """The absolute path and every symlink hop from it (at most 40)."""
+    hop = os.path.abspath(path)
+    chain = [hop]
+    for _ in range(40):
+        try:
+            if not os.path.islink(hop):
+                break
+            hop = os.path.normpath(os.path.join(os.path.dirname(hop), os.readlink(hop)))
+        except OSError:
+            break
+        chain.append(hop)
+    return chain
+
+
+def output_target(path: str | os.PathLike) -> Path:
+    """The file a write to ``path`` replaces: symlinks resolved, checked before any work.
+
+    Parameters
+    ----------
+    path : str or path-like
+
+    Returns
+    -------
+    Path
+        The resolved target (the final target of a chain of symlinks).
+
+    Raises
+    ------
+    InputError
+        When the target exists but is not a regular file (a directory, device or FIFO: it is never
+        replaced), is a process's stream (``/dev/stdout``, ``/proc/self/fd/1``, even when that
+        leads to a regular file), or its folder does not exist.
+    """
+    name = str(path)
+    target = Path(os.path.realpath(path))
+    if any(hop.startswith(_STREAM_PATHS) for hop in [*_link_chain(path), str(target)]):
+        raise InputError(file=name, message="not a regular file (a process's stream); refusing to replace it",
+                         expected="a path to a regular file")
+    try:
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as err:
+        raise InputError(file=name, message=f"cannot write: {err.strerror or err}") from None
+    if mode is not None and not stat.S_ISREG(mode):
+        raise InputError(file=name, message="not a regular file; refusing to replace it",
+                         expected="a path to a regular file")
+    if not target.parent.is_dir():
+        raise InputError(file=name, message=f"cannot write: no folder {str(target.parent)!r}")
+    return target
+
+
+def _temporary_name(target: Path) -> str:
+    base = target.name if len(os.fsencode(target.name)) <= 200 else "ctxselect-output"
+    return str(target.with_name(f"{base}.{secrets.token_hex(6)}.tmp"))
+
+
+@contextmanager
+def open_atomic(path: str | os.PathLike, *, binary: bool = False) -> Iterator[IO]:
+    """Open ``path`` for writing whole or not at all.
+
+    The handle writes a temporary file next to the target (``NAME.<random>.tmp``, created
+    exclusively) that is renamed over the target when the ``with`` block ends normally and removed
+    on any exception (KeyboardInterrupt included). A new file gets ``0666 & ~umask``, an existing
+    one keeps its mode; a symlink is written through (see :func:`output_target`).
+
+    Parameters
+    ----------
+    path : str or path-like
+    binary : bool
+        A binary handle instead of UTF-8 text.
+
+    Yields
+    ------
+    file object
+
+    Raises
+    ------
+    InputError
+        For a target that is not a regular file, and for any error creating, writing or renaming
+        the file (naming ``path``, never the temporary file).
+    """
+    name = str(path)
+    target = output_target(path)
+    try:
+        keep_mode = stat.S_IMODE(os.stat(target).st_mode)
+    except OSError:
+        keep_mode = None
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        tmp = _temporary_name(target)
+        try:
+            fd = os.open(tmp, flags, 0o666)  # the umask applies, as it does for any new file
+            break
+        except FileExistsError:
+            continue
+        except OSError as err:
+            raise InputError(file=name, message=f"cannot write: {err.strerror or err}") from None
+    else:  # pragma: no cover - 100 collisions of 48 random bits
+        raise InputError(file=name, message="cannot write: no free temporary name")
+    try:
+        if keep_mode is not None:
+            os.chmod(tmp, keep_mode)
+        with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as handle:
+            fd = -1
+            yield handle
+        os.replace(tmp, target)
+    except BaseException as err:
+        if fd >= 0:
+            os.close(fd)
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(err, OSError) and err.filename in (None, tmp, str(target)):
+            raise InputError(file=name, message=f"cannot write: {err.strerror or err}") from None
+        raise
+
+
+def write_jsonl(path: str | os.PathLike, rows: Iterable[Mapping[str, Any]]) -> int:
+    """Write JSON objects one per line, atomically (see :func:`open_atomic`).
+
+    Parameters
+    ----------
+    path : str or path-like
+    rows : iterable of dict
+
+    Returns
+    -------
+    int
+        The number of rows written.
+
+    Raises
+    ------
+    InputError
+        For a row that cannot be JSON (NaN, a lone surrogate, a set, nesting too deep) and for
+        the target problems :func:`open_atomic` reports; the target is then left as it was.
+    """
+    count = 0
+    with open_atomic(path) as out:
+        for row in rows:
+            try:
+                out.write(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
+            except (TypeError, ValueError, RecursionError) as err:
+                reason = "a lone surrogate in a string" if isinstance(err, UnicodeEncodeError) else err
+                raise InputError(file=str(path), message=f"row {count + 1} cannot be written as JSON ({reason})") from None
+            count += 1
+    return count
+
+
+def write_dump(path: str | os.PathLike, queries: Iterable[Query | Mapping[str, Any]]) -> int:
+    """Write queries as a JSONL dump, atomically: the file is written whole or not at all.
+
+    Parameters
+    ----------
+    path : str or path-like
+    queries : iterable of Query or dict
+        Dicts are validated as :meth:`Query.from_dict` does.
+
+    Returns
+    -------
+    int
+        The number of queries written.
+    """
+    return write_jsonl(path, (Query.from_dict(item).to_dict() for item in queries))

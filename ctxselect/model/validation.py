@@ -1,0 +1,118 @@
+"""Small validators shared by the data model: each returns the normalised value or raises
+:class:`~ctxselect.errors.InputError` naming the field, what was expected and what was found."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping
+
+from ctxselect.errors import InputError
+
+#: The largest count accepted anywhere (tokens, budget, rank, source minimums and maxima, chunk
+#: caps): a trillion. Sums of a million such counts still fit the solver's 64-bit integers.
+MAX_COUNT = 10**12
+#: The largest objective weight: the solver scales coefficients to integers, and weights above
+#: this would overflow its 64-bit arithmetic.
+MAX_WEIGHT = 1e6
+#: The longest text of one chunk or query (characters); longer texts are an error, not a slow call.
+MAX_TEXT_CHARS = 2_000_000
+#: The longest identifier (ids, sources, scopes, aspects, labels).
+MAX_LABEL_CHARS = 4096
+
+
+def _fail(field: str, expected: str, value: Any) -> InputError:
+    return InputError(field=field, expected=expected, found=value, has_found=True)
+
+
+def is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def text(value: Any, field: str, *, allow_empty: bool = True, limit: int = MAX_TEXT_CHARS) -> str:
+    """A string of valid Unicode (no lone surrogates) of at most ``limit`` characters."""
+    if not isinstance(value, str) or (not allow_empty and not value.strip()):
+        raise _fail(field, "a string" if allow_empty else "a non-empty string", value)
+    if len(value) > limit:
+        raise _fail(field, f"at most {limit:,} characters", f"{len(value):,} characters")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as err:
+        raise InputError(field=field, expected="valid Unicode text",
+                         found=f"a lone surrogate at character {err.start}") from None
+    return value
+
+
+def label(value: Any, field: str) -> str:
+    """A non-empty identifier; integers are accepted and turned into text."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        if abs(value) > MAX_COUNT:
+            raise _fail(field, f"a string, or an integer of at most {MAX_COUNT:,} in size", value)
+        return str(value)
+    return text(value, field, allow_empty=False, limit=MAX_LABEL_CHARS)
+
+
+def boolean(value: Any, field: str) -> bool:
+    if not isinstance(value, bool):
+        raise _fail(field, "true or false", value)
+    return value
+
+
+def number(value: Any, field: str, *, low: float | None = None, high: float | None = None,
+           low_open: bool = False) -> float:
+    expected = "a finite number"
+    if low is not None and high is not None:
+        expected = f"a number in {'(' if low_open else '['}{low:g}, {high:g}]"
+    elif low is not None:
+        expected = f"a number {'>' if low_open else '>='} {low:g}"
+    if not is_number(value) or not math.isfinite(value):
+        raise _fail(field, expected, value)
+    value = float(value)
+    if low is not None and (value < low or (low_open and value == low)):
+        raise _fail(field, expected, value)
+    if high is not None and value > high:
+        raise _fail(field, expected, value)
+    return value
+
+
+def integer(value: Any, field: str, *, low: int | None = None, high: int = MAX_COUNT) -> int:
+    """An integer in [low, high] (``high`` defaults to :data:`MAX_COUNT`); integral floats pass."""
+    expected = "an integer" if low is None else ("a positive integer" if low == 1 else f"an integer >= {low}")
+    expected += f" up to {high:,}"
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise _fail(field, expected, value)
+    if (low is not None and value < low) or value > high:
+        raise _fail(field, expected, value)
+    return value
+
+
+def optional_text(value: Any, field: str) -> str:
+    """A string, or ``None`` read as "" (a question's text, which may be unknown)."""
+    return "" if value is None else text(value, field)
+
+
+def string_list(value: Any, field: str) -> tuple[str, ...]:
+    if isinstance(value, str) or not isinstance(value, (list, tuple, set, frozenset)):
+        raise _fail(field, "a list of strings", value)
+    out = []
+    for i, item in enumerate(value):
+        out.append(label(item, f"{field}[{i}]"))
+    return tuple(out)
+
+
+def mapping(value: Any, field: str, expected: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise _fail(field, expected, value)
+    for key in value:
+        if not isinstance(key, str) or not key:
+            raise _fail(field, expected + " with non-empty string keys", key)
+    return value
+
+
+def weighted_names(value: Any, field: str, *, weight: str, default: float) -> dict[str, float]:
+    """A list of names (each with ``default``) or a mapping name -> positive number."""
+    if isinstance(value, Mapping):
+        mapping(value, field, f"a list of names or an object name -> {weight}")
+        return {k: number(v, f"{field}.{k}", low=0.0, low_open=True) for k, v in value.items()}
+    return {name: default for name in string_list(value, field)}

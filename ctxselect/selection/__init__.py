@@ -1,0 +1,1 @@
+"""The selection problem, its objective and constraints, the solvers, reasons, and select()."""

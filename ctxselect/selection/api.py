@@ -1,0 +1,348 @@
+"""``select``: choose the chunks that go into the context window."""
+
+from __future__ import annotations
+
+import inspect
+import time
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+import numpy as np
+
+from ctxselect.model import validation as checks
+from ctxselect.model.candidate import Candidate
+from ctxselect.selection.constraints import violations
+from ctxselect.selection.diagnosis import diagnose
+from ctxselect.errors import InputError
+from ctxselect.quality.report import QualityReport, report_for
+from ctxselect.selection.problem import ObjectiveWeights, Problem, build_problem, score
+from ctxselect.packing import PackedCandidates, pack
+from ctxselect.selection.explain import exclusion_reasons
+from ctxselect.model.requirements import Requirements
+from ctxselect.selection.solvers.cpsat import solve_optimal
+from ctxselect.selection.solvers.registry import BASELINES, Method, Order, assembly_order, parse_choice
+from ctxselect.features.compute import signals as compute_signals
+from ctxselect.model.tokens import TokenCounter
+
+__all__ = ["Selection", "select", "prepare"]
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The chunks chosen for one query, and why.
+
+    Attributes
+    ----------
+    ids : list of str
+        Selected chunk ids in assembly order.
+    method : str
+    objective : float
+        The objective F of the selection (:func:`ctxselect.selection.problem.score`).
+    bound, gap : float or None
+        For ``optimal``: a proven upper bound of F over every selection the model allows, and
+        (bound − objective) / |bound|. None for the baselines.
+    status : str
+        ``optimal`` (proven), ``feasible`` (not proven: time limit, or solved on a core of the
+        candidates), ``fallback`` (the solver found nothing in time: the best baseline is
+        returned) or ``baseline``.
+    status_reason : str
+    report : QualityReport
+        The quality vector and gate of the selection.
+    excluded : dict
+        id -> reason, for every candidate left out.
+    infeasible : list of str
+        When no selection can satisfy the gate (or the required sources): each condition that
+        cannot be met and why. The selection then satisfies the remaining hard constraints.
+    relaxed : list of str
+        Constraint tiers dropped to find a selection (``gate``, ``sources``).
+    timings : dict
+        Seconds per stage: pack, signals, problem, baselines, model, solve, total.
+    """
+
+    ids: list[str]
+    method: str
+    objective: float
+    bound: float | None
+    gap: float | None
+    status: str
+    status_reason: str
+    report: QualityReport
+    excluded: dict[str, str]
+    infeasible: list[str] = field(default_factory=list)
+    relaxed: list[str] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def tokens(self) -> int:
+        return self.report.tokens_used
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ids": list(self.ids), "method": self.method, "objective": self.objective,
+            "bound": self.bound, "gap": self.gap, "status": self.status,
+            "status_reason": self.status_reason, "report": self.report.to_dict(),
+            "excluded": dict(self.excluded), "infeasible": list(self.infeasible),
+            "relaxed": list(self.relaxed), "timings": dict(self.timings),
+        }
+
+
+def prepare(
+    candidates,
+    requirements,
+    query: str | None = None,
+    *,
+    weights: Mapping[str, float] | ObjectiveWeights | None = None,
+    hard_conflict_severity: float = 1.0,
+    exclude_outside_window: bool = True,
+    resolve_by_corroboration: bool = True,
+    signal_options: Mapping[str, Any] | None = None,
+    token_counter: TokenCounter | None = None,
+    timings: dict | None = None,
+) -> Problem:
+    """Pack candidates, compute their signals and build the selection problem (the first three
+    stages of :func:`select`; useful to run several selectors on the same problem)."""
+    timings = {} if timings is None else timings
+    t0 = time.perf_counter()
+    if isinstance(candidates, PackedCandidates):
+        packed = candidates
+    else:
+        packed = pack(candidates, requirements, token_counter=token_counter)
+    t1 = time.perf_counter()
+    if isinstance(weights, ObjectiveWeights):
+        objective_weights = weights
+    else:
+        if weights is not None:
+            checks.mapping(weights, "weights", "an object of objective weights")
+        objective_weights = ObjectiveWeights.from_mapping({**packed.requirements.weights, **(weights or {})})
+    checks.number(hard_conflict_severity, "hard_conflict_severity", low=0.0, high=1.0)
+    query = checks.optional_text(query, "query")
+    sig = compute_signals(packed, **_signal_options(signal_options))
+    t2 = time.perf_counter()
+    problem = build_problem(packed, sig, objective_weights, query=query,
+                            hard_conflict_severity=hard_conflict_severity,
+                            exclude_outside_window=exclude_outside_window,
+                            resolve_by_corroboration=resolve_by_corroboration)
+    t3 = time.perf_counter()
+    timings.update(pack=t1 - t0, signals=t2 - t1, problem=t3 - t2)
+    return problem
+
+
+def _signal_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``signal_options`` as keyword arguments of :func:`ctxselect.signals`; a key it does not
+    take is an :class:`InputError` listing the valid ones."""
+    if options is None:
+        return {}
+    checks.mapping(options, "signal_options", "an object of signals() options")
+    valid = [name for name in inspect.signature(compute_signals).parameters if name != "packed"]
+    for key in options:
+        if key not in valid:
+            raise InputError(field=f"signal_options.{key}", message="unknown signals option",
+                             expected="one of " + ", ".join(valid))
+    return dict(options)
+
+
+def _best_hint(problem: Problem, candidates: list[np.ndarray], enforce_gate: bool,
+               enforce_sources: bool) -> np.ndarray:
+    """The highest-scoring candidate selection that satisfies the model, else the highest."""
+    scored = sorted(((score(problem, m), k) for k, m in enumerate(candidates)), reverse=True)
+    for _, k in scored:
+        if not violations(problem, candidates[k], enforce_gate=enforce_gate, enforce_sources=enforce_sources):
+            return candidates[k]
+    return candidates[scored[0][1]]
+
+
+def _run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core_size: int,
+                 exact_up_to: int, timings: dict) -> tuple[np.ndarray, dict]:
+    """CP-SAT on the tiers gate → sources → hard constraints only, dropping a tier only when it
+    is infeasible. Whatever comes back says what it breaks: a fallback baseline that misses the
+    gate or a source minimum lists them in ``relaxed``, never silently."""
+    t0 = time.perf_counter()
+    baseline_masks = [BASELINES[m](problem)[0] for m in (Method.GREEDY, Method.DENSITY)]
+    timings["baselines"] = time.perf_counter() - t0
+    deadline = t0 + time_limit
+    tiers = [("gate", enforce_gate, True), ("sources", False, True), ("none", False, False)]
+    if not enforce_gate:
+        tiers = tiers[1:]
+    info: dict[str, Any] = {"relaxed": [], "infeasible": []}
+    for name, gate_on, sources_on in tiers:
+        hint = _best_hint(problem, baseline_masks, gate_on, sources_on)
+        remaining = max(deadline - time.perf_counter(), 0.01)
+        result = solve_optimal(problem, enforce_gate=gate_on, enforce_sources=sources_on, hint=hint,
+                               time_limit=remaining, core_size=core_size, core_extra=baseline_masks,
+                               exact_up_to=exact_up_to)
+        for key, value in result.timings.items():
+            timings[key] = timings.get(key, 0.0) + value
+        if result.status in ("optimal", "feasible"):
+            info.update(status=result.status, bound=result.bound, gate_on=gate_on)
+            if result.status == "optimal":
+                info["reason"] = "proven optimal"
+            elif not result.core_is_full:
+                info["reason"] = (f"optimal on a core of {core_size} candidates (more than {exact_up_to} are "
+                                  "eligible); the bound is "
+                                  "a relaxation of the whole problem")
+            else:
+                info["reason"] = f"time limit of {time_limit:g} s reached before optimality was proven"
+            if not violations(problem, result.mask, enforce_gate=gate_on, enforce_sources=sources_on):
+                return result.mask, info
+            # the model holds in integers but not in exact arithmetic (rounded coefficients): a
+            # baseline that satisfies the tier is returned instead, never a false "infeasible"
+            if not violations(problem, hint, enforce_gate=gate_on, enforce_sources=sources_on):
+                info.update(status="feasible", bound=None,
+                            reason="the solver's selection broke a condition in exact arithmetic "
+                                   "(its coefficients are rounded); the best baseline that meets it is returned")
+                return hint, info
+        if result.status == "unknown":
+            mask = hint
+            broken = _broken_tiers(problem, mask, gate_on, sources_on)
+            info["relaxed"].extend(t for t in broken if t not in info["relaxed"])
+            info.update(status="fallback", bound=None, gate_on=gate_on and "gate" not in broken,
+                        reason=f"time limit of {time_limit:g} s reached before CP-SAT found a "
+                               "selection; the best baseline is returned"
+                               + (f" (it does not meet: {', '.join(broken)})" if broken else ""))
+            return mask, info
+        # infeasible: say why, then drop this tier
+        if not info["infeasible"]:
+            info["infeasible"] = diagnose(problem, enforce_gate=gate_on)
+        info["relaxed"].append("gate" if name == "gate" else "sources")
+    raise AssertionError("the hard constraints alone are always satisfiable (the empty selection)")
+
+
+def _broken_tiers(problem: Problem, mask: np.ndarray, gate_on: bool, sources_on: bool) -> list[str]:
+    """The enforced tiers (``gate``, ``sources``) that ``mask`` does not satisfy."""
+    out = []
+    if gate_on and violations(problem, mask, enforce_gate=True, enforce_sources=False):
+        out.append("gate")
+    if sources_on and violations(problem, mask, enforce_gate=False, enforce_sources=True):
+        out.append("sources")
+    return out
+
+
+_PARAMETERS = {
+    "time_limit": lambda v: checks.number(v, "time_limit", low=0.0, low_open=True),
+    "core_size": lambda v: checks.integer(v, "core_size", low=1),
+    "exact_up_to": lambda v: checks.integer(v, "exact_up_to", low=0),
+    "mmr_lambda": lambda v: checks.number(v, "mmr_lambda", low=0.0, high=1.0),
+    "enforce_gate": lambda v: checks.boolean(v, "enforce_gate"),
+}
+
+
+def select(
+    candidates: Iterable[Candidate | Mapping[str, Any]] | PackedCandidates,
+    requirements: Requirements | Mapping[str, Any] | None = None,
+    query: str | None = None,
+    method: str | Method = "optimal",
+    *,
+    order: str | Order = "edges",
+    enforce_gate: bool = True,
+    time_limit: float = 1.0,
+    weights: Mapping[str, float] | ObjectiveWeights | None = None,
+    mmr_lambda: float = 0.7,
+    core_size: int = 300,
+    exact_up_to: int = 2000,
+    hard_conflict_severity: float = 1.0,
+    exclude_outside_window: bool = True,
+    resolve_by_corroboration: bool = True,
+    signal_options: Mapping[str, Any] | None = None,
+    token_counter: TokenCounter | None = None,
+) -> Selection:
+    """Choose the candidates that go into the context window.
+
+    Parameters
+    ----------
+    candidates : iterable of Candidate or dict, or PackedCandidates
+    requirements : Requirements or dict
+        Budget, required aspects and sources, caps, allowed scopes, conflict fields, freshness,
+        gate thresholds and objective ``weights`` (not needed when ``candidates`` is packed).
+    query : str, optional
+        The question's text, for query-aware objective terms.
+    method : {"optimal", "greedy", "topk", "density", "mmr"}
+    order : {"edges", "rank", "source", "chronological"}
+        Assembly order; ``edges`` puts the strongest chunks at the start and the end of the
+        window and the weakest in the middle.
+    enforce_gate : bool
+        ``optimal`` only: every gate condition becomes a constraint. When no selection can pass,
+        the gate (then the required sources) is dropped, the best selection under the remaining
+        hard constraints is returned, and ``infeasible`` says why.
+    time_limit : float
+        Seconds for the optimizer's baselines and solver runs (packing and signals are not yet
+        inside it). On time-out the best solution so far is returned, or the best baseline
+        (status ``fallback``, with every tier it does not meet listed in ``relaxed``).
+    weights : dict or ObjectiveWeights, optional
+        Objective weights, overriding the requirements' ``weights``.
+    mmr_lambda : float
+        λ of ``mmr``: relevance against similarity to what is already selected.
+    core_size, exact_up_to : int
+        Up to ``exact_up_to`` eligible candidates ``optimal`` solves the whole problem (status
+        ``optimal`` when proven: 70–160 ms of solving at n = 2,000); above it, a core of the
+        ``core_size`` most promising ones (status ``feasible``, with a bound for the whole
+        problem; ~20 ms). Lower ``exact_up_to`` to trade the proof for latency.
+    hard_conflict_severity : float
+        Contradictions at or above this severity (and all version conflicts) are never selected
+        together.
+    exclude_outside_window : bool
+        Chunks outside their validity window at ``now`` are never selected.
+    resolve_by_corroboration : bool
+        Of two chunks that state different values for the same claim, drop the side fewer
+        independent documents support (weighted by relevance × freshness); an even split keeps
+        both out of the same context. Older versions of a document give way to an eligible newer one.
+    signal_options : dict, optional
+        Keyword arguments of :func:`ctxselect.signals` (thresholds, similarity kind ...).
+    token_counter : callable, optional
+
+    Returns
+    -------
+    Selection
+
+    Raises
+    ------
+    InputError
+        For bad candidates, requirements or arguments, naming what is wrong.
+    """
+    started = time.perf_counter()
+    method = parse_choice(Method, method, "method")
+    order = parse_choice(Order, order, "order")
+    for name, value in (("time_limit", time_limit), ("core_size", core_size), ("exact_up_to", exact_up_to),
+                        ("mmr_lambda", mmr_lambda), ("enforce_gate", enforce_gate)):
+        _PARAMETERS[name](value)
+    if requirements is None and not isinstance(candidates, PackedCandidates):
+        raise InputError(field="requirements", expected="requirements (at least a token_budget)",
+                                found=None, has_found=True)
+    timings: dict[str, float] = {}
+    problem = prepare(candidates, requirements, query, weights=weights, hard_conflict_severity=hard_conflict_severity,
+                      exclude_outside_window=exclude_outside_window,
+                      resolve_by_corroboration=resolve_by_corroboration, signal_options=signal_options,
+                      token_counter=token_counter, timings=timings)
+
+    notes: dict[int, str] = {}
+    infeasible: list[str] = []
+    relaxed: list[str] = []
+    bound = gap = None
+    gate_on = False
+    info: dict[str, Any] = {}
+    if method is Method.OPTIMAL:
+        mask, info = _run_optimal(problem, enforce_gate=enforce_gate, time_limit=time_limit,
+                                  core_size=core_size, exact_up_to=exact_up_to, timings=timings)
+        status, reason = info["status"], info["reason"]
+        infeasible, relaxed, gate_on = info["infeasible"], info["relaxed"], info["gate_on"]
+    else:
+        t0 = time.perf_counter()
+        if method is Method.MMR:
+            mask, notes = BASELINES[method](problem, mmr_lambda)
+        else:
+            mask, notes = BASELINES[method](problem)
+        timings["baselines"] = time.perf_counter() - t0
+        status, reason = "baseline", f"{method.value} baseline (no optimality claim)"
+
+    objective = score(problem, mask)
+    if method is Method.OPTIMAL and info.get("bound") is not None:
+        bound = max(float(info["bound"]), objective)
+        gap = (bound - objective) / max(abs(bound), 1e-9)
+    positions = assembly_order(problem, mask, order)
+    report = report_for(problem.packed, mask, positions, problem.signals.freshness)
+    excluded = exclusion_reasons(problem, mask, enforce_gate=gate_on, notes=notes)
+    timings["total"] = time.perf_counter() - started
+    return Selection(
+        ids=[problem.packed.ids[i] for i in positions], method=method.value, objective=objective,
+        bound=bound, gap=gap, status=status, status_reason=reason, report=report, excluded=excluded,
+        infeasible=infeasible, relaxed=relaxed, timings=timings,
+    )

@@ -1,0 +1,181 @@
+"""Resolving contradictions by corroboration: keep the side more independent evidence supports.
+
+For each free-text claim two chunks disagree on, each side's *supporters* are the chunk itself,
+the candidates that state the same value for the same claim, and the candidates that state the
+same value with the same unit anywhere (other wording of the same fact). A side's support is the sum,
+over its distinct documents (``doc_id``, else the chunk itself), of the best relevance × freshness
+in that document, so copies inside one document count once. The side with at least
+:data:`MARGIN` times the other's support and at least as many independent documents wins: every
+chunk of the losing side is dropped, with a reason naming the chunk it conflicts with, both
+values, and the count of supporting chunks on each side. Anything closer is *unresolved*: by default both
+sides are left out (neither is corroborated), with a reason saying it was an even split.
+
+For versions of one document the newer version wins outright: an older version is dropped when
+a newer one is eligible.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ctxselect.text.claims import extract_claims
+from ctxselect.features.contradictions import stated_figures
+from ctxselect.packing import PackedCandidates
+from ctxselect.features.compute import ConflictKind, Signals
+from ctxselect.text.words import numbers_in
+
+__all__ = ["Resolution", "resolve_conflicts", "superseded_versions", "MARGIN", "MAX_QUOTED_NUMBERS"]
+
+MARGIN = 1.25
+#: A reason about near-duplicates lists at most this many of each side's differing numbers.
+MAX_QUOTED_NUMBERS = 10
+
+
+@dataclass
+class Resolution:
+    """Chunks dropped by corroboration (position -> reason) and the unresolved pairs."""
+
+    losers: dict[int, str] = field(default_factory=dict)
+    unresolved: dict[tuple[int, int], str] = field(default_factory=dict)
+
+
+def _mentions(packed: PackedCandidates) -> dict[tuple, set[int]]:
+    """(kind, unit, value) -> the chunks that state that value with that unit anywhere."""
+    index: dict[tuple, set[int]] = {}
+    for k, cand in enumerate(packed.candidates):
+        for c in extract_claims(cand.text) if cand.text else ():
+            index.setdefault((c.kind, c.unit, c.value), set()).add(k)
+    return index
+
+
+def _agreements_by_chunk(agreements: dict) -> dict[int, list[tuple[int, list, bool]]]:
+    """chunk -> [(other chunk, aligned claim pairs, whether the chunk is the pair's first)], so a
+    chunk's agreements are found without scanning them all."""
+    out: dict[int, list[tuple[int, list, bool]]] = {}
+    for (a, b), pairs in agreements.items():
+        out.setdefault(a, []).append((b, pairs, True))
+        out.setdefault(b, []).append((a, pairs, False))
+    return out
+
+
+def _supporters(node: int, claim, agreements: dict, mentions: dict) -> set[int]:
+    """The chunk, the chunks whose aligned claim states the same value, and the chunks that state
+    the same value with the same unit elsewhere in other words (weaker, but independent).
+
+    ``agreements`` is :func:`_agreements_by_chunk` of the aligned agreements."""
+    value, unit = claim.value, claim.unit
+    out = {node} | mentions.get((claim.kind, unit, value), set())
+    for other, pairs, first in agreements.get(node, ()):
+        for ca, cb in pairs:
+            mine = ca if first else cb
+            if mine.value == value and mine.unit == unit:
+                out.add(other)
+    return out
+
+
+def _numbers(values: list[str]) -> str:
+    """Differing numbers as a reason lists them: at most :data:`MAX_QUOTED_NUMBERS`."""
+    shown = ", ".join(values[:MAX_QUOTED_NUMBERS])
+    return shown + (f" and {len(values) - MAX_QUOTED_NUMBERS} more" if len(values) > MAX_QUOTED_NUMBERS else "")
+
+
+def _support(packed: PackedCandidates, weight: np.ndarray, members: set[int]) -> tuple[float, int]:
+    best: dict[object, float] = {}
+    for k in members:
+        group = ("doc", int(packed.doc[k])) if packed.doc[k] >= 0 else ("chunk", k)
+        best[group] = max(best.get(group, 0.0), float(weight[k]))
+    return sum(best.values()), len(best)
+
+
+def _decide(packed: PackedCandidates, weight: np.ndarray, out: Resolution, pair: tuple[int, int],
+            sides: tuple[set[int], set[int]], values: tuple[str, str], drop_unresolved: bool,
+            what: str = "", eligible: np.ndarray | None = None) -> None:
+    """Weigh the two sides of one disagreement and record the losers (or the even split).
+
+    ``sides`` hold each side's supporters (chunk i's first); a third chunk on both sides supports
+    neither; ``values`` are the two statements as quoted in the reasons (replaced by "one / another
+    stated figure" when either chunk is inadmissible: :func:`ctxselect.features.contradictions.stated_figures`);
+    ``what`` qualifies the partner ("near-duplicate ")."""
+    i, j = pair
+    both = (sides[0] & sides[1]) - {i, j}
+    side_i = {k for k in (sides[0] - both) - {j} if eligible is None or eligible[k]}
+    side_j = {k for k in (sides[1] - both) - {i} if eligible is None or eligible[k]}
+    if not side_i or not side_j:
+        return
+    (w_i, docs_i), (w_j, docs_j) = _support(packed, weight, side_i), _support(packed, weight, side_j)
+    ids = packed.ids
+    v_i, v_j, withheld = stated_figures(packed, i, j, *values)
+    if w_i >= MARGIN * w_j and docs_i >= docs_j:
+        winner, win, lose, win_value, lose_value = i, side_i, side_j, v_i, v_j
+    elif w_j >= MARGIN * w_i and docs_j >= docs_i:
+        winner, win, lose, win_value, lose_value = j, side_j, side_i, v_j, v_i
+    else:
+        note = (f"{v_i} ({len(side_i)} supporting chunk(s)) vs {v_j} ({len(side_j)} supporting chunk(s)), "
+                f"an even split{withheld}")
+        if not drop_unresolved:
+            template = note.replace("{", "{{").replace("}", "}}")  # filled by str.format(other=...)
+            out.unresolved.setdefault(pair, f"unresolved conflict with {what}`{{other}}`: {template}")
+            return
+        for side, other in ((side_i, j), (side_j, i)):
+            for k in side:
+                out.losers.setdefault(k, f"unresolved conflict with {what}`{ids[other]}`: {note}; neither side "
+                                         "is corroborated, both are left out")
+        return
+    for k in lose:
+        out.losers.setdefault(k, f"contradicted by `{ids[winner]}`: {'a near-duplicate ' if what else ''}states "
+                                 f"{lose_value} where {len(win)} chunk(s) state {win_value} "
+                                 f"(this side: {len(lose)} chunk(s)){withheld}")
+
+
+def resolve_conflicts(packed: PackedCandidates, signals: Signals, eligible: np.ndarray, *,
+                      drop_unresolved: bool = True) -> Resolution:
+    """Decide each free-text claim conflict by corroboration, and supersede older versions.
+
+    With ``drop_unresolved`` (the default) both sides of an even split are left out — neither is
+    corroborated, and keeping the more relevant one would keep a planted copy whenever it was made
+    slightly more relevant; otherwise the pair is only forbidden together."""
+    out = Resolution()
+    for older, newer in superseded_versions(signals).items():
+        if eligible[newer]:
+            out.losers.setdefault(older, f"superseded by `{packed.ids[newer]}` (a newer version of the same document)")
+    conflicts = signals.claim_conflicts or {}
+    agreements = _agreements_by_chunk(signals.claim_agreements or {}) if conflicts else {}
+    weight = packed.relevance * signals.freshness
+    mentions = _mentions(packed) if conflicts else {}
+    for (i, j), pairs in sorted(conflicts.items()):
+        for ci, cj in pairs:
+            sides = (_supporters(i, ci, agreements, mentions), _supporters(j, cj, agreements, mentions))
+            _decide(packed, weight, out, (i, j), sides, (repr(ci.raw), repr(cj.raw)), drop_unresolved,
+                    eligible=eligible)
+    _resolve_drift(packed, signals, eligible, weight, out, drop_unresolved)
+    return out
+
+
+def _resolve_drift(packed, signals, eligible, weight, out: Resolution, drop_unresolved: bool) -> None:
+    """Near-duplicates whose numbers differ (DRIFT) that no aligned claim explains: each side is
+    supported by the chunks that state all of its differing numbers, decided as above."""
+    con = signals.contradictions
+    drift = ((con.kind & ConflictKind.DRIFT) > 0) & ((con.kind & ConflictKind.CLAIM) == 0)
+    if not drift.any():
+        return
+    numbers = [numbers_in(c.text) for c in packed.candidates]
+    holders: dict[str, set[int]] = {}
+    for k, found in enumerate(numbers):
+        for value in found:
+            holders.setdefault(value, set()).add(k)
+    for i, j in zip(con.i[drift].tolist(), con.j[drift].tolist()):
+        only_i, only_j = sorted(numbers[i] - numbers[j]), sorted(numbers[j] - numbers[i])
+        sides = (set.intersection(*(holders[v] for v in only_i)) | {i},
+                 set.intersection(*(holders[v] for v in only_j)) | {j})
+        _decide(packed, weight, out, (i, j), sides, (_numbers(only_i), _numbers(only_j)), drop_unresolved,
+                what="near-duplicate ", eligible=eligible)
+
+
+def superseded_versions(signals: Signals) -> dict[int, int]:
+    """Older chunk -> newer chunk, for version conflicts whose order is known."""
+    con = signals.contradictions
+    version = (con.kind & ConflictKind.VERSION) > 0
+    return {int(older): int(b if older == a else a)
+            for a, b, older in zip(con.i[version], con.j[version], con.superseded[version]) if older >= 0}

@@ -1,0 +1,320 @@
+"""The selection objective and the problem every selector solves.
+
+For a selection x (x_i = 1 when chunk i is selected)::
+
+    F(x) = Σ_i x_i·(w_rel·s_i^p·φ_i − w_tok·T_i/B − c)           value of each chunk
+         + w_cov·Σ_a ω_a·y_a / Σ_a ω_a                             required aspects covered
+         + w_q·Σ_t idf_t·y_t / Σ_t idf_t                           the question's terms covered
+         − Σ_(i,j) x_i·x_j·(w_red·s_ij + w_con·σ_ij + w_doc·[same doc])   penalised pairs
+
+where s_i is the chunk's strength (relevance plus the query signals of
+:mod:`ctxselect.query_terms`, scaled to [0, 1]; plain relevance without a question), p the
+sharpening exponent and φ_i freshness relative to the freshest candidate (docs/objective.md).
+
+:func:`score` computes F for any subset; every selector and the bench use it, so selections are
+always compared on the same number. :class:`Problem` holds what the selectors need, built once per
+query by :func:`build_problem`: the values, the pair penalties, and the hard constraints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, Mapping
+
+import numpy as np
+
+from ctxselect.model import validation as checks
+from ctxselect.selection.corroboration import resolve_conflicts, superseded_versions
+from ctxselect.errors import InputError
+from ctxselect.packing import PackedCandidates
+from ctxselect.features.query_terms import query_features
+from ctxselect.features.compute import ConflictKind, Signals
+
+__all__ = ["ObjectiveWeights", "Problem", "adjacency", "agreement_covered", "build_problem", "score"]
+
+
+@dataclass(frozen=True)
+class ObjectiveWeights:
+    """Weights of the objective's terms (all ≥ 0).
+
+    Attributes
+    ----------
+    relevance : float
+        w_rel, on relevance × freshness of each selected chunk.
+    coverage : float
+        w_cov, on the weighted share of required aspects covered (a full cover adds w_cov).
+    redundancy : float
+        w_red, on the similarity of each selected redundant pair.
+    contradiction : float
+        w_con, on the severity of each selected conflicting pair.
+    tokens : float
+        w_tok, on the share of the budget used.
+    sharpen : float
+        Exponent p on relevance (r^p): above 1, weak chunks count for less.
+    query_coverage : float
+        On the IDF-weighted share of the question's terms covered (needs ``query``).
+    expansion, title_link, time_match, source_match : float
+        On each chunk's query signals (:mod:`ctxselect.query_terms`; need ``query``).
+    same_document : float
+        On each selected pair of chunks from the same ``doc_id`` (diversity).
+    chunk_cost : float
+        A fixed cost per selected chunk: a chunk must earn its place.
+    relative_freshness : float
+        1: freshness enters the value relative to the freshest candidate (f / max f), so a set of
+        equally old candidates is not discounted to nothing; 0: absolute freshness.
+    """
+
+    relevance: float = 1.0
+    coverage: float = 1.0
+    redundancy: float = 1.0
+    contradiction: float = 1.0
+    tokens: float = 0.01
+    sharpen: float = 4.0
+    query_coverage: float = 0.5
+    expansion: float = 0.0
+    title_link: float = 0.3
+    time_match: float = 0.5
+    source_match: float = 0.5
+    same_document: float = 0.0
+    chunk_cost: float = 0.0
+    relative_freshness: float = 1.0
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            object.__setattr__(self, f.name, checks.number(getattr(self, f.name), f"weights.{f.name}", low=0.0,
+                                                                 high=checks.MAX_WEIGHT))
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any] | "ObjectiveWeights" | None) -> "ObjectiveWeights":
+        if data is None:
+            return cls()
+        if isinstance(data, ObjectiveWeights):
+            return data
+        valid = [f.name for f in fields(cls)]
+        checks.mapping(data, "weights", "an object of objective weights")
+        for key in data:
+            if key not in valid:
+                raise InputError(field=f"weights.{key}", message="unknown objective weight",
+                                 expected="one of " + ", ".join(valid))
+        return cls(**data)
+
+
+@dataclass(frozen=True, eq=False)
+class Problem:
+    """One query's selection problem.
+
+    Attributes
+    ----------
+    packed, signals, weights
+    value : float64 (n,)
+        Per-chunk value (see the module docstring).
+    aspect_gain : float64 (A,)
+        What covering each aspect adds: the required aspects first (w_cov·ω_a/Σω), then the
+        question's terms (w_qcov·idf share).
+    covers : bool (n, A)
+    n_required : int
+        How many of the aspects are required ones (the gate's coverage counts only those).
+    pair_i, pair_j, pair_penalty : the penalised pairs (i < j), penalty w_red·s + w_con·σ > 0
+    hard_i, hard_j : pairs that may never be selected together (hard conflicts)
+    hard_fields : tuple of int
+        Conflict fields whose every disagreement is hard: all selected chunks carrying such a
+        field must agree on its value (the models express this per value, not per pair).
+    superseded_by : dict position -> position
+        For version conflicts with a known order: older chunk -> newer chunk.
+    groups : list of int64 arrays
+        Near-duplicate clusters: at most one member may be selected.
+    eligible : bool (n,)
+        Chunks that may be selected at all (admissible, inside their validity window when
+        required, not over the budget alone).
+    ineligible_reason : dict position -> str
+    unresolved : dict (i, j) -> str
+        Claim conflicts that corroboration could not decide (the pair stays forbidden).
+    """
+
+    packed: PackedCandidates
+    signals: Signals
+    weights: ObjectiveWeights
+    value: np.ndarray
+    aspect_gain: np.ndarray
+    covers: np.ndarray
+    n_required: int
+    pair_i: np.ndarray
+    pair_j: np.ndarray
+    pair_penalty: np.ndarray
+    hard_i: np.ndarray
+    hard_j: np.ndarray
+    hard_fields: tuple
+    superseded_by: dict
+    groups: list
+    eligible: np.ndarray
+    ineligible_reason: dict
+    unresolved: dict
+
+    @property
+    def n(self) -> int:
+        return self.packed.n
+
+
+def _merge_pair_penalties(n: int, parts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    i = np.concatenate([p[0] for p in parts])
+    j = np.concatenate([p[1] for p in parts])
+    w = np.concatenate([p[2] for p in parts])
+    keep = w > 0
+    i, j, w = i[keep], j[keep], w[keep]
+    if len(i) == 0:
+        return i, j, w
+    key = i * max(n, 1) + j
+    unique, inverse = np.unique(key, return_inverse=True)
+    total = np.bincount(inverse, weights=w)
+    return unique // n, unique % n, total
+
+
+def _same_document_pairs(packed: PackedCandidates) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs (i < j) of chunks with the same doc_id."""
+    out_i, out_j = [], []
+    with_doc = np.flatnonzero(packed.doc >= 0)
+    order = with_doc[np.argsort(packed.doc[with_doc], kind="stable")]
+    docs = packed.doc[order]
+    bounds = np.flatnonzero(np.concatenate(([True], docs[1:] != docs[:-1], [True])))
+    for start, stop in zip(bounds[:-1], bounds[1:]):
+        members = np.sort(order[start:stop])
+        if len(members) > 1:
+            a, b = np.triu_indices(len(members), 1)
+            out_i.append(members[a])
+            out_j.append(members[b])
+    if not out_i:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    return np.concatenate(out_i).astype(np.int64), np.concatenate(out_j).astype(np.int64)
+
+
+def build_problem(
+    packed: PackedCandidates,
+    signals: Signals,
+    weights: ObjectiveWeights,
+    *,
+    query: str | None = None,
+    hard_conflict_severity: float = 1.0,
+    exclude_outside_window: bool = True,
+    resolve_by_corroboration: bool = True,
+) -> Problem:
+    """Assemble the selection problem of one query.
+
+    Parameters
+    ----------
+    query : str, optional
+        The question's text, for the query-aware terms.
+    hard_conflict_severity : float
+        Contradictions at or above this severity, and every version conflict, are hard: the two
+        chunks are never selected together. Lower ones are penalised.
+    exclude_outside_window : bool
+        Chunks outside their validity window at ``now`` are not eligible.
+    resolve_by_corroboration : bool
+        Drop the less corroborated side of each free-text claim conflict and older versions of a
+        document whose newer version is eligible (:mod:`ctxselect.corroboration`).
+    """
+    n = packed.n
+    reqs = packed.requirements
+    w = weights
+    freshness = signals.freshness
+    if w.relative_freshness > 0 and n and freshness.max() > 0:
+        relative = freshness / freshness.max()
+        freshness = w.relative_freshness * relative + (1.0 - w.relative_freshness) * freshness
+    strength = packed.relevance.astype(np.float64)
+    n_required = len(reqs.required_aspects)
+    covers = packed.aspects[:, :n_required]
+    omega = packed.aspect_weights[:n_required]
+    aspect_gain = w.coverage * omega / omega.sum() if n_required else np.zeros(0)
+    uses_query = any(getattr(w, k) > 0 for k in ("query_coverage", "expansion", "title_link", "time_match",
+                                                 "source_match"))
+    if query and uses_query and n:
+        features = query_features(packed, query)
+        for name in ("expansion", "title_link", "time_match", "source_match"):
+            signal = getattr(features, name)
+            strength = strength + getattr(w, name) * (signal - signal.min())  # only differences count
+        if strength.max() > 0:
+            strength = strength / strength.max()
+        if w.query_coverage > 0 and features.terms:
+            covers = np.concatenate([covers, features.covers], axis=1)
+            aspect_gain = np.concatenate([aspect_gain, w.query_coverage * features.term_weight])
+    value = (w.relevance * strength ** w.sharpen * freshness
+             - w.tokens * packed.tokens / packed.budget - w.chunk_cost)
+
+    red, con = signals.redundancy, signals.contradictions
+    parts = [(red.i, red.j, w.redundancy * red.weight), (con.i, con.j, w.contradiction * con.weight)]
+    if w.same_document > 0:
+        di, dj = _same_document_pairs(packed)
+        parts.append((di, dj, np.full(len(di), w.same_document)))
+    pair_i, pair_j, pair_penalty = _merge_pair_penalties(n, parts)
+
+    hard = (con.weight >= hard_conflict_severity - 1e-12) | ((con.kind & ConflictKind.VERSION) > 0)
+    hard_fields = tuple(f for f in range(len(packed.field_names))
+                        if packed.field_severity[f] >= hard_conflict_severity - 1e-12)
+    superseded_by = superseded_versions(signals)
+
+    eligible = packed.admissible.copy()
+    reasons: dict[int, str] = {}
+    for i in np.flatnonzero(~packed.admissible).tolist():
+        scope = packed.scope_names[packed.scope[i]] if packed.scope[i] >= 0 else None
+        reasons[i] = (f"inadmissible: scope `{scope}` is not allowed" if scope is not None
+                      else "inadmissible: no scope, and the query allows only listed scopes")
+    if exclude_outside_window:
+        outside = ~packed.valid_now & eligible
+        eligible &= packed.valid_now
+        for i in np.flatnonzero(outside).tolist():
+            reasons[i] = "stale: outside its validity window at `now`"
+    too_big = (packed.tokens > packed.budget) & eligible
+    eligible &= ~too_big
+    for i in np.flatnonzero(too_big).tolist():
+        reasons[i] = f"over budget: {packed.tokens[i]} tokens alone exceed the budget of {packed.budget}"
+    unresolved: dict = {}
+    if resolve_by_corroboration:
+        resolution = resolve_conflicts(packed, signals, eligible)
+        for k, why in resolution.losers.items():
+            if eligible[k]:
+                eligible[k] = False
+                reasons[k] = why
+        unresolved = resolution.unresolved
+
+    return Problem(
+        packed=packed, signals=signals, weights=weights, value=value, aspect_gain=aspect_gain,
+        covers=covers, n_required=n_required, pair_i=pair_i, pair_j=pair_j, pair_penalty=pair_penalty,
+        hard_i=con.i[hard], hard_j=con.j[hard], hard_fields=hard_fields, superseded_by=superseded_by,
+        groups=signals.duplicate_groups(), eligible=eligible, ineligible_reason=reasons, unresolved=unresolved,
+    )
+
+
+def score(problem: Problem, mask: np.ndarray) -> float:
+    """The objective F of the selection ``mask`` (any subset, feasible or not)."""
+    mask = np.asarray(mask, dtype=bool)
+    total = float(problem.value[mask].sum())
+    if problem.aspect_gain.size:
+        covered = problem.covers[mask].any(axis=0)
+        total += float(problem.aspect_gain[covered].sum())
+    if problem.pair_i.size:
+        both = mask[problem.pair_i] & mask[problem.pair_j]
+        total -= float(problem.pair_penalty[both].sum())
+    return total
+
+
+def adjacency(n: int, i: np.ndarray, j: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Symmetric CSR (indptr, neighbours, weights) of the pairs (i, j, w)."""
+    rows = np.concatenate([i, j])
+    cols = np.concatenate([j, i])
+    weights = np.concatenate([w, w])
+    order = np.argsort(rows, kind="stable")
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
+    return indptr, cols[order], weights[order]
+
+
+def agreement_covered(packed: PackedCandidates, i: np.ndarray, j: np.ndarray, fields) -> np.ndarray:
+    """For each pair, whether it disagrees on one of ``fields`` (both present, values differ) or
+    is a version conflict: pairs that "agree on one value per field / document" already forbids."""
+    covered = np.zeros(len(i), dtype=bool)
+    for f in fields:
+        a, b = packed.field_values[i, f], packed.field_values[j, f]
+        covered |= (a >= 0) & (b >= 0) & (a != b)
+    if packed.requirements.version_conflicts:
+        vi, vj = packed.version[i], packed.version[j]
+        covered |= (packed.doc[i] >= 0) & (packed.doc[i] == packed.doc[j]) & (vi >= 0) & (vj >= 0) & (vi != vj)
+    return covered

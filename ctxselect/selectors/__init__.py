@@ -1,1 +1,0 @@
-"""Selectors: greedy baselines and the OR-Tools optimizer, behind one registry."""
