@@ -26,7 +26,8 @@ from ctxselect.evaluate.relevance import aggregate_relevance, relevance_band
 from ctxselect.model.requirements import GateThresholds, Requirements
 from ctxselect.selection.api import Selection, select
 from ctxselect.selection.solvers.registry import Method, Order
-from ctxselect.features.compute import ConflictKind, Signals, signals
+from ctxselect.features.compute import signals
+from ctxselect.features.pairs import ConflictKind, Signals
 from ctxselect.model.tokens import default_token_counter, get_token_counter, set_token_counter
 from ctxselect.evaluate.trace import TracedChunk, trace
 

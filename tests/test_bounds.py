@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import ctxselect
 from ctxselect.text import claims as claims_module
-from ctxselect.features import contradictions as conflicts
+from ctxselect.features.contradictions import context as conflicts
 from ctxselect.text.claims import MAX_CLAIMS_PER_TEXT, extract_claims, find_claim_conflicts
 from ctxselect.features.contradictions import ConflictPair, claim_reason, conflict_pairs, conflict_summary, pair_conflicts
 from ctxselect.packing import NO_CODE, pack

@@ -28,7 +28,7 @@ from ctxselect.selection.corroboration import resolve_conflicts, superseded_vers
 from ctxselect.errors import InputError
 from ctxselect.packing import PackedCandidates
 from ctxselect.features.query_terms import query_features
-from ctxselect.features.compute import ConflictKind, Signals
+from ctxselect.features.pairs import ConflictKind, Signals
 
 __all__ = ["ObjectiveWeights", "Problem", "adjacency", "agreement_covered", "build_problem", "score"]
 

@@ -1,0 +1,193 @@
+"""Contradictions among one query's candidates, detected once per call: the one definition.
+
+Four kinds (:class:`~ctxselect.features.pairs.ConflictKind`): differing values of a conflict field,
+different versions of one document (the older is *superseded*), near-duplicate texts whose numbers
+differ (drift), and free-text claims that disagree (:mod:`ctxselect.text.claims`). Each kind gives
+sorted, unique pairs; :func:`merge_contradictions` merges them into one
+:class:`~ctxselect.features.pairs.ContradictionPairs` (highest severity, kinds OR-ed).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import numpy as np
+
+from ctxselect.features.pairs import ConflictKind, ContradictionPairs
+from ctxselect.kernels.pairs import _differing_code_pairs
+from ctxselect.packing import PackedCandidates
+from ctxselect.text.claims import find_claim_conflicts
+from ctxselect.text.words import numbers_in
+
+__all__ = ["detect_contradictions", "merge_contradictions", "version_rank", "version_superseded", "drift_pairs", "claim_pairs",
+           "CLAIM_ALL_TEXTS_LIMIT"]
+
+
+def _natural_key(version: str):
+    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.findall(r"\d+|[^\d.\-_ ]+", version.lower()))
+
+
+def version_rank(packed: PackedCandidates) -> np.ndarray:
+    """Per chunk, the order of its version among its document's versions (higher = newer);
+    -1 when the chunk has no doc/version. Versions compare naturally ("v10" > "v9"); the
+    timestamp breaks ties between versions that do not compare."""
+    rank = np.full(packed.n, -1, dtype=np.int64)
+    names = packed.version_names
+    by_doc: dict[int, list[tuple[tuple, int]]] = {}
+    for i in np.flatnonzero((packed.doc >= 0) & (packed.version >= 0)).tolist():
+        by_doc.setdefault(int(packed.doc[i]), []).append((_natural_key(names[packed.version[i]]), i))
+    for members in by_doc.values():
+        order = {key: r for r, key in enumerate(sorted({key for key, _ in members}))}
+        for key, i in members:
+            rank[i] = order[key]
+    return rank
+
+
+def version_superseded(packed, vi, vj, rank) -> np.ndarray:
+    ri, rj = rank[vi], rank[vj]
+    older = np.where(ri < rj, vi, np.where(rj < ri, vj, -1))
+    tie = older < 0
+    if tie.any():
+        ti, tj = packed.timestamp[vi], packed.timestamp[vj]
+        dated = packed.has_timestamp[vi] & packed.has_timestamp[vj]
+        older = np.where(tie & dated & (ti < tj), vi, np.where(tie & dated & (tj < ti), vj, older))
+    return older
+
+
+def drift_pairs(packed: PackedCandidates, i: np.ndarray, j: np.ndarray):
+    """Near-duplicate pairs whose texts each state a number the other does not."""
+    keep = np.zeros(len(i), dtype=bool)
+    cache: dict[int, Counter] = {}
+    for e, (a, b) in enumerate(zip(i.tolist(), j.tolist())):
+        na = cache.setdefault(a, numbers_in(packed.candidates[a].text))
+        nb = cache.setdefault(b, numbers_in(packed.candidates[b].text))
+        keep[e] = bool(na - nb) and bool(nb - na)
+    return i[keep], j[keep]
+
+
+def _merge_sorted(keys: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """Merge sorted key arrays: (merged keys, positions of the smaller parts' entries in the merge,
+    their order) — the largest part is placed around them, so nothing of its size is sorted."""
+    big = int(np.argmax([len(k) for k in keys]))
+    rest = [k for p, k in enumerate(keys) if p != big]
+    if not rest or not sum(len(k) for k in rest):
+        return keys[big], None, None
+    small = np.concatenate(rest)
+    order = np.argsort(small, kind="stable")
+    small = small[order]
+    at = np.searchsorted(keys[big], small, side="right") + np.arange(len(small))
+    merged = np.empty(len(keys[big]) + len(small), dtype=np.int64)
+    taken = np.zeros(len(merged), dtype=bool)
+    taken[at] = True
+    merged[at] = small
+    merged[~taken] = keys[big]
+    return merged, at, order
+
+
+def merge_contradictions(n, parts: list) -> ContradictionPairs:
+    """Merge (i, j, severity, kind, superseded) parts: one entry per pair, highest severity,
+    kinds OR-ed, the known superseded side kept.
+
+    Each part's pairs are unique and sorted by (i, j) (the kernels and the claim keys give them
+    so); ``severity`` and ``kind`` are one value for the whole part, ``superseded`` an array or
+    None (-1 throughout). ``parts`` is consumed: each part's pair arrays are released once its
+    keys are taken, the largest part is never sorted (the others are merged into it), and the
+    per-pair outputs are built one at a time, so memory stays a small multiple of the pairs."""
+    width = max(n, 1)
+    keys, meta = [], []
+    while parts:
+        i, j, severity, kind, superseded = parts.pop(0)
+        if len(i):
+            key = i.astype(np.int64) * width + j
+            if len(key) > 1 and not bool((key[1:] > key[:-1]).all()):  # not sorted: sort it
+                order = np.argsort(key, kind="stable")
+                key = key[order]
+                superseded = None if superseded is None else superseded[order]
+            keys.append(key)
+            meta.append((len(key), float(severity), int(kind), superseded))
+        del i, j
+    if not keys:
+        empty_i = np.empty(0, np.int64)
+        return ContradictionPairs(empty_i, empty_i.copy(), np.empty(0), np.empty(0, np.uint8), empty_i.copy())
+    big = int(np.argmax([len(k) for k in keys]))
+    key, at, order = _merge_sorted(keys)
+    del keys
+    unique = len(key) < 2 or bool((key[1:] != key[:-1]).all())
+    starts = None if unique else np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
+
+    def merged(column, dtype, reduce) -> np.ndarray:
+        """The per-pair values ``column(part)`` in merged order, reduced over repeated pairs."""
+        if at is None:
+            out = column(meta[big]).astype(dtype, copy=False)
+        else:
+            out = np.empty(len(key), dtype=dtype)
+            out[at] = np.concatenate([column(m) for p, m in enumerate(meta) if p != big])[order]
+            taken = np.zeros(len(key), dtype=bool)
+            taken[at] = True
+            out[~taken] = column(meta[big])
+        return out if unique else reduce.reduceat(out, starts)
+
+    weight = merged(lambda m: np.full(m[0], m[1]), np.float64, np.maximum)
+    kind = merged(lambda m: np.full(m[0], m[2], dtype=np.uint8), np.uint8, np.bitwise_or)
+    superseded = merged(lambda m: np.full(m[0], -1, np.int64) if m[3] is None else m[3], np.int64, np.maximum)
+    if not unique:
+        key = key[starts]
+    return ContradictionPairs(i=key // width, j=key % width, weight=weight, kind=kind, superseded=superseded)
+
+
+# Up to this many candidates every text's claims are read; above it only those of chunks in a
+# redundancy pair (reading claims costs ~0.1 ms a text: 2 s at n = 20,000).
+CLAIM_ALL_TEXTS_LIMIT = 5000
+
+
+def claim_pairs(texts: list[str], red_i: np.ndarray, red_j: np.ndarray):
+    if len(texts) <= CLAIM_ALL_TEXTS_LIMIT:
+        return find_claim_conflicts(texts)
+    members = np.unique(np.concatenate([red_i, red_j])).tolist()
+    conflicts, agreements = find_claim_conflicts([texts[k] for k in members])
+    remap = lambda found: {(members[a], members[b]): v for (a, b), v in found.items()}  # noqa: E731
+    return remap(conflicts), remap(agreements)
+
+
+def _codes(column: np.ndarray) -> np.ndarray:
+    """Interned codes as one contiguous int64 layout, so the kernel compiles once."""
+    return np.ascontiguousarray(column, dtype=np.int64)
+
+
+def detect_contradictions(packed: PackedCandidates, texts: list[str], near_i: np.ndarray, near_j: np.ndarray,
+                          red_i: np.ndarray, red_j: np.ndarray, *, drift_severity: float, claims: bool,
+                          claim_severity: float) -> tuple[ContradictionPairs, dict, dict]:
+    """Every contradiction among the candidates: fields, versions, drift among the near pairs
+    ``(near_i, near_j)``, and claims (above :data:`CLAIM_ALL_TEXTS_LIMIT` candidates only among the
+    redundancy pairs ``(red_i, red_j)``).
+
+    Returns
+    -------
+    contradictions : ContradictionPairs
+    claim_conflicts, claim_agreements : dict (i, j) -> list of (Claim, Claim)
+    """
+    empty = np.empty(0, np.int64)
+    ri, rj = red_i, red_j
+    parts = []  # (i, j, severity, kind, superseded or None), each sorted by (i, j)
+    for f in range(len(packed.field_names)):
+        parts.append((*_differing_code_pairs(_codes(packed.field_values[:, f]), empty),
+                      float(packed.field_severity[f]), ConflictKind.FIELD, None))
+    reqs = packed.requirements
+    if reqs.version_conflicts:
+        vi, vj = _differing_code_pairs(_codes(packed.version), _codes(packed.doc))
+        parts.append((vi, vj, reqs.version_conflict_severity, ConflictKind.VERSION,
+                      version_superseded(packed, vi, vj, version_rank(packed))))
+        del vi, vj
+    if drift_severity > 0 and len(near_i):
+        di, dj = drift_pairs(packed, near_i, near_j)
+        parts.append((di, dj, drift_severity, ConflictKind.DRIFT, None))
+        del di, dj
+    claim_conflicts, claim_agreements = {}, {}
+    if claims and any(t.strip() for t in texts):
+        claim_conflicts, claim_agreements = claim_pairs(texts, ri, rj)
+        if claim_conflicts:
+            keys = np.array(sorted(claim_conflicts), dtype=np.int64).reshape(-1, 2)
+            parts.append((keys[:, 0], keys[:, 1], claim_severity, ConflictKind.CLAIM, None))
+    contradictions = merge_contradictions(packed.n, parts)
+    return contradictions, claim_conflicts, claim_agreements

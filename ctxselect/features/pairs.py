@@ -1,0 +1,99 @@
+"""What the signals stage returns: sparse pair lists, contradiction kinds, and :class:`Signals`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntFlag
+
+import numpy as np
+
+__all__ = ["ConflictKind", "PairList", "ContradictionPairs", "Signals"]
+
+
+class ConflictKind(IntFlag):
+    """Why two chunks contradict each other (a pair may have several)."""
+
+    FIELD = 1    #: a conflict field present in both with different values
+    VERSION = 2  #: the same doc_id with a different version
+    DRIFT = 4    #: near-duplicate texts whose numbers differ
+    CLAIM = 8    #: texts that state different values for the same claim
+
+
+@dataclass(frozen=True, eq=False)
+class PairList:
+    """A sparse list of weighted pairs (i < j), sorted by (i, j).
+
+    Attributes
+    ----------
+    i, j : int64 arrays
+        Positions of the two chunks.
+    weight : float64 array
+        Similarity (redundancy) or severity (contradictions), in [0, 1].
+    """
+
+    i: np.ndarray
+    j: np.ndarray
+    weight: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.i.shape[0])
+
+    def as_dict(self) -> dict[tuple[int, int], float]:
+        return {(int(a), int(b)): float(w) for a, b, w in zip(self.i, self.j, self.weight)}
+
+
+@dataclass(frozen=True, eq=False)
+class ContradictionPairs(PairList):
+    """Contradiction pairs; ``weight`` is the severity.
+
+    Attributes
+    ----------
+    kind : uint8 array
+        :class:`ConflictKind` bits of each pair.
+    superseded : int64 array
+        For version conflicts, the position of the older chunk; -1 when not known or not a
+        version conflict.
+    """
+
+    kind: np.ndarray
+    superseded: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class Signals:
+    """Everything pairwise the selector needs about one query's candidates.
+
+    Attributes
+    ----------
+    freshness : float64 array (n,)
+    redundancy : PairList
+        Pairs at or above the redundancy threshold, weight = similarity.
+    duplicate : bool array, one per redundancy pair
+        Confirmed near-duplicates (similarity >= duplicate threshold, and for text a rapidfuzz
+        ratio at or above ``confirm_ratio``).
+    contradictions : ContradictionPairs
+    clusters : int64 array (n,)
+        Connected components of the near-duplicate graph (labels 0..C-1).
+    similarity : str
+        ``"cosine"``, ``"minhash"`` or ``"none"``.
+    claim_conflicts, claim_agreements : dict (i, j) -> list of (Claim, Claim)
+        Free-text claims two chunks disagree / agree on (:mod:`ctxselect.claims`).
+    """
+
+    freshness: np.ndarray
+    redundancy: PairList
+    duplicate: np.ndarray
+    contradictions: ContradictionPairs
+    clusters: np.ndarray
+    similarity: str
+    claim_conflicts: dict = None
+    claim_agreements: dict = None
+
+    def duplicate_groups(self) -> list[np.ndarray]:
+        """The clusters with two or more members, each as sorted positions."""
+        if self.clusters.size == 0:
+            return []
+        counts = np.bincount(self.clusters)
+        order = np.argsort(self.clusters, kind="stable")
+        bounds = np.concatenate(([0], np.cumsum(counts)))
+        return [order[bounds[c]:bounds[c + 1]] for c in np.flatnonzero(counts >= 2)]
