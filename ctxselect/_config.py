@@ -25,7 +25,23 @@ from numba import njit
 from numba.core import caching
 from numba.misc.appdirs import AppDirs
 
-__all__ = ["CACHE_DIR", "serial", "parallel"]
+__all__ = ["CACHE_DIR", "serial", "parallel", "TOLERANCE", "SIMILARITY_EPSILON", "SOLVER_SCALE",
+           "ROW_SCALE", "SERIAL_BYTES", "SERIAL_PAIRS"]
+
+#: The one float slack for comparing a value with a threshold (gate conditions, ties between
+#: objectives, capacity from a utilization ceiling, the optimality gap's denominator).
+TOLERANCE = 1e-9
+#: Slack for similarities and severities against their thresholds (they are computed in float32
+#: or read as given; a pair exactly at a threshold must count).
+SIMILARITY_EPSILON = 1e-12
+#: CP-SAT's objective coefficients are rounded to 1 / SOLVER_SCALE.
+SOLVER_SCALE = 1_000_000
+#: Homogeneous gate rows (Σ c_i x_i ≥ 0) are scaled so their largest coefficient is ROW_SCALE.
+ROW_SCALE = 10**9
+#: Below these sizes the serial kernel twins run (a parallel launch costs more than the work):
+#: text bytes for MinHash signatures, candidate pairs for the all-pairs estimate.
+SERIAL_BYTES = 200_000
+SERIAL_PAIRS = 20_000
 
 _PACKAGE_DIR = str(Path(__file__).resolve().parent)
 

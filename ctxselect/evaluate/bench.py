@@ -24,11 +24,12 @@ from ctxselect.errors import InputError
 from ctxselect.quality.vector import METRIC_NAMES
 from ctxselect.selection.api import select
 from ctxselect.selection.solvers.registry import Method, parse_choice
+from ctxselect._config import TOLERANCE
 
 __all__ = ["QueryRecord", "MethodSummary", "BenchResult", "run_bench", "summarize", "gold_metrics",
            "with_budget", "summary_table", "to_markdown", "from_dict"]
 
-TIE_TOLERANCE = 1e-9
+TIE_TOLERANCE = TOLERANCE
 
 
 @dataclass(frozen=True)

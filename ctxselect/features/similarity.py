@@ -20,6 +20,7 @@ from ctxselect.kernels.minhash import (
     _signatures_serial,
 )
 from ctxselect.kernels.pairs import _upper_pairs_above
+from ctxselect._config import SERIAL_BYTES, SERIAL_PAIRS, SIMILARITY_EPSILON
 
 __all__ = ["cosine_pairs", "text_signatures", "minhash_pairs", "lsh_bands", "EXHAUSTIVE_PAIR_LIMIT"]
 
@@ -27,8 +28,6 @@ __all__ = ["cosine_pairs", "text_signatures", "minhash_pairs", "lsh_bands", "EXH
 EXHAUSTIVE_PAIR_LIMIT = 200_000
 # Below these sizes the serial kernels are faster than the parallel ones (measured: 24 texts took
 # 2.9 ms to sign and 4.3 ms to compare in parallel, 0.1 ms serially).
-SERIAL_BYTES = 200_000
-SERIAL_PAIRS = 20_000
 MAX_BUCKET = 400
 # float32 tiles: identical vectors may score 0.99999994; accept pairs this close to the threshold
 COSINE_TOLERANCE = 1e-5
@@ -131,5 +130,5 @@ def minhash_pairs(signatures: np.ndarray, threshold: float, *, exhaustive: bool 
     code = np.unique(np.concatenate(parts_i) * n + np.concatenate(parts_j))
     i, j = code // n, code % n
     w = _signature_similarity(signatures, i, j)
-    keep = w >= threshold - 1e-12
+    keep = w >= threshold - SIMILARITY_EPSILON
     return i[keep], j[keep], w[keep]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange, uint64
 
-from ctxselect._config import parallel, serial
+from ctxselect._config import TOLERANCE, parallel, serial
 
 EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)
 _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
@@ -118,7 +118,7 @@ def _signature_similarity(sig, pair_i, pair_j):
 def _all_pairs_above(sig, threshold):
     """Every pair (i < j) whose signature similarity is >= threshold, row-major order."""
     n, bins = sig.shape
-    need = int(np.ceil(threshold * bins - 1e-9))
+    need = int(np.ceil(threshold * bins - TOLERANCE))
     counts = np.zeros(n, dtype=np.int64)
     for i in prange(n):
         c = 0

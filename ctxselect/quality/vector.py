@@ -23,6 +23,7 @@ import numpy as np
 from ctxselect.features.contradictions import ConflictPair, conflict_summary
 from ctxselect.packing import PackedCandidates
 from ctxselect.features.compute import chunk_freshness
+from ctxselect._config import TOLERANCE
 
 __all__ = ["METRIC_NAMES", "QualityVector", "quality_vector"]
 
@@ -39,7 +40,7 @@ METRIC_NAMES = (
     "policy_admissibility",
 )
 
-_TOLERANCE = 1e-9  # float slack when comparing a metric with a threshold
+_TOLERANCE = TOLERANCE  # float slack when comparing a metric with a threshold
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from ctxselect.selection.solvers.cpsat import solve_optimal
 from ctxselect.selection.solvers.registry import BASELINES, Method, Order, assembly_order, parse_choice
 from ctxselect.features.compute import signals as compute_signals
 from ctxselect.model.tokens import TokenCounter
+from ctxselect._config import TOLERANCE
 
 __all__ = ["Selection", "select", "prepare"]
 
@@ -336,7 +337,7 @@ def select(
     objective = score(problem, mask)
     if method is Method.OPTIMAL and info.get("bound") is not None:
         bound = max(float(info["bound"]), objective)
-        gap = (bound - objective) / max(abs(bound), 1e-9)
+        gap = (bound - objective) / max(abs(bound), TOLERANCE)
     positions = assembly_order(problem, mask, order)
     report = report_for(problem.packed, mask, positions, problem.signals.freshness)
     excluded = exclusion_reasons(problem, mask, enforce_gate=gate_on, notes=notes)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ctxselect.selection.problem import Problem
+from ctxselect._config import TOLERANCE
 
 __all__ = ["diagnose"]
 
@@ -54,19 +55,19 @@ def diagnose(problem: Problem, *, enforce_gate: bool) -> list[str]:
             anyone = problem.covers[:, a].any()
             out.append(f"no {'admissible ' if anyone else ''}candidate covers aspect `{names[a]}`")
         best = float(weights[reachable].sum() / weights.sum())
-        if best < gate.min_coverage - 1e-9:
+        if best < gate.min_coverage - TOLERANCE:
             out.append(f"coverage {gate.min_coverage:.2f} is out of reach: all admissible candidates "
                        f"together cover {best:.2f}")
     if gate.min_freshness > 0 and eligible.any():
         usable = eligible & (packed.relevance > 0)
         best = float(problem.signals.freshness[usable].max()) if usable.any() else float(
             problem.signals.freshness[eligible].max())
-        if best < gate.min_freshness - 1e-9:
+        if best < gate.min_freshness - TOLERANCE:
             out.append(f"freshness {gate.min_freshness:.2f} is out of reach: the freshest admissible "
                        f"set reaches {best:.2f}")
     need_tokens = gate.min_token_utilization * packed.budget
     have_tokens = int(packed.tokens[eligible].sum())
-    if have_tokens < need_tokens - 1e-9:
+    if have_tokens < need_tokens - TOLERANCE:
         out.append(f"token utilization {gate.min_token_utilization:.2f} is out of reach: the admissible "
                    f"candidates hold {have_tokens} tokens, {int(np.ceil(need_tokens))} needed")
     if not out:

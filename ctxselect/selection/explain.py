@@ -11,6 +11,7 @@ from ctxselect.selection.constraints import pairwise_partners
 from ctxselect.selection.corroboration import MAX_QUOTED_NUMBERS
 from ctxselect.selection.problem import Problem, adjacency
 from ctxselect.text.words import numbers_in
+from ctxselect._config import TOLERANCE
 
 __all__ = ["exclusion_reasons", "describe_conflict"]
 
@@ -171,7 +172,7 @@ def exclusion_reasons(problem: Problem, mask: np.ndarray, *, enforce_gate: bool,
             out[cid] = f"adds no value: marginal gain {gain:.3f}"
         elif enforce_gate and fresh_weight + packed.relevance[i] > 0 and (
                 (fresh_sum + packed.relevance[i] * freshness[i]) / (fresh_weight + packed.relevance[i])
-                < reqs.gate.min_freshness - 1e-9):
+                < reqs.gate.min_freshness - TOLERANCE):
             out[cid] = (f"would break the gate: freshness would fall below {reqs.gate.min_freshness:.2f} "
                         f"(this chunk's freshness is {freshness[i]:.2f})")
         elif enforce_gate:

@@ -29,6 +29,7 @@ from ctxselect.errors import InputError
 from ctxselect.packing import PackedCandidates
 from ctxselect.features.query_terms import query_features
 from ctxselect.features.pairs import ConflictKind, Signals
+from ctxselect._config import SIMILARITY_EPSILON
 
 __all__ = ["ObjectiveWeights", "Problem", "adjacency", "agreement_covered", "build_problem", "score"]
 
@@ -246,9 +247,9 @@ def build_problem(
         parts.append((di, dj, np.full(len(di), w.same_document)))
     pair_i, pair_j, pair_penalty = _merge_pair_penalties(n, parts)
 
-    hard = (con.weight >= hard_conflict_severity - 1e-12) | ((con.kind & ConflictKind.VERSION) > 0)
+    hard = (con.weight >= hard_conflict_severity - SIMILARITY_EPSILON) | ((con.kind & ConflictKind.VERSION) > 0)
     hard_fields = tuple(f for f in range(len(packed.field_names))
-                        if packed.field_severity[f] >= hard_conflict_severity - 1e-12)
+                        if packed.field_severity[f] >= hard_conflict_severity - SIMILARITY_EPSILON)
     superseded_by = superseded_versions(signals)
 
     eligible = packed.admissible.copy()

@@ -22,11 +22,12 @@ import numpy as np
 from ortools.sat.python import cp_model
 
 from ctxselect.selection.problem import Problem, agreement_covered
+from ctxselect._config import ROW_SCALE, SOLVER_SCALE, TOLERANCE
 
 __all__ = ["OptimalResult", "solve_optimal", "SCALE", "upper_bound"]
 
-SCALE = 1_000_000  # objective and gate coefficients are rounded to 1e-6
-_TOL = 1e-9
+SCALE = SOLVER_SCALE  # objective coefficients are rounded to 1e-6
+_TOL = TOLERANCE
 
 
 @dataclass
@@ -95,20 +96,17 @@ def _scaled(values: np.ndarray) -> list[int]:
     return np.rint(np.asarray(values, dtype=np.float64) * SCALE).astype(np.int64).tolist()
 
 
-#: Gate rows that are homogeneous (Σ c_i x_i ≥ 0 and the like) are scaled so that their largest
-#: coefficient is this, whatever the magnitude of relevance or weights: a fixed scale rounded
-#: relevances of 1e-7 to zero and lost the condition.
-_ROW_SCALE = 10**9
-
-
 def _homogeneous(values: np.ndarray) -> list[int]:
-    """Integer coefficients proportional to ``values`` (largest magnitude :data:`_ROW_SCALE`);
-    signs are kept, so a row ``Σ c_i x_i ≥ 0`` means the same after rounding up to 1e-9."""
+    """Integer coefficients proportional to ``values``, the largest of magnitude ``ROW_SCALE``.
+
+    Gate rows that are homogeneous (Σ c_i x_i ≥ 0 and the like) hold under any positive scaling; a
+    fixed 1e-6 scale rounded relevances of 1e-7 to zero and lost the condition. Signs are kept, so
+    the row means the same after rounding, up to 1e-9 of its largest coefficient."""
     values = np.asarray(values, dtype=np.float64)
     peak = float(np.abs(values).max()) if values.size else 0.0
     if peak == 0.0:
         return [0] * len(values)
-    return np.rint(values / peak * _ROW_SCALE).astype(np.int64).tolist()
+    return np.rint(values / peak * ROW_SCALE).astype(np.int64).tolist()
 
 
 def upper_bound(problem: Problem, capacity: int) -> float:
