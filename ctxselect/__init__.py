@@ -11,25 +11,33 @@ read_dump(path) / write_dump(path, queries)
 Candidate, Requirements, GateThresholds, Query, QualityReport, InputError
 """
 
+from ctxselect.errors import CtxSelectError, InputError
 from ctxselect.evaluate.ablation import ablation_variants
 from ctxselect.evaluate.audit import AuditReport, audit
-from ctxselect.model.candidate import Candidate
-from ctxselect.model.io import Query, read_dump, write_dump
-from ctxselect.errors import CtxSelectError, InputError
-from ctxselect.quality.gate import GateFailure
-from ctxselect.quality.report import QualityReport, inspect
-from ctxselect.evaluate.labelled import labelled_metrics, self_consistency, summarize_labelled
-from ctxselect.selection.problem import ObjectiveWeights, score
-from ctxselect.packing import PackedCandidates, pack
-from ctxselect.quality.vector import METRIC_NAMES
+from ctxselect.evaluate.labelled import (
+    labelled_metrics,
+    self_consistency,
+    summarize_labelled,
+)
 from ctxselect.evaluate.relevance import aggregate_relevance, relevance_band
-from ctxselect.model.requirements import GateThresholds, Requirements
-from ctxselect.selection.api import Selection, select
-from ctxselect.selection.solvers.registry import Method, Order
+from ctxselect.evaluate.trace import TracedChunk, trace
 from ctxselect.features.compute import signals
 from ctxselect.features.pairs import ConflictKind, Signals
-from ctxselect.model.tokens import default_token_counter, get_token_counter, set_token_counter
-from ctxselect.evaluate.trace import TracedChunk, trace
+from ctxselect.model.candidate import Candidate
+from ctxselect.model.io import Query, read_dump, write_dump
+from ctxselect.model.requirements import GateThresholds, Requirements
+from ctxselect.model.tokens import (
+    default_token_counter,
+    get_token_counter,
+    set_token_counter,
+)
+from ctxselect.packing import PackedCandidates, pack
+from ctxselect.quality.gate import GateFailure
+from ctxselect.quality.report import QualityReport, inspect
+from ctxselect.quality.vector import METRIC_NAMES
+from ctxselect.selection.api import Selection, select
+from ctxselect.selection.problem import ObjectiveWeights, score
+from ctxselect.selection.solvers.registry import Method, Order
 
 __version__ = "0.1.0"
 

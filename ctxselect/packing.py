@@ -11,8 +11,8 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ctxselect.model.candidate import Candidate, coerce_candidates
 from ctxselect.errors import InputError
+from ctxselect.model.candidate import Candidate, coerce_candidates
 from ctxselect.model.requirements import Requirements
 from ctxselect.model.times import SECONDS_PER_DAY
 from ctxselect.model.tokens import TokenCounter

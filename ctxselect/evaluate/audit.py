@@ -25,8 +25,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
-from ctxselect.model import validation as checks
 from ctxselect.errors import InputError
+from ctxselect.model import validation as checks
 
 __all__ = ["AuditChunk", "AuditReport", "audit", "js_round"]
 

@@ -18,8 +18,8 @@ from typing import Any, Iterable, Mapping
 
 from rapidfuzz import fuzz
 
-from ctxselect.model import validation as checks
 from ctxselect.errors import InputError
+from ctxselect.model import validation as checks
 
 __all__ = ["TracedChunk", "trace", "suffix_prefix_overlap"]
 

@@ -10,7 +10,10 @@ import numpy as np
 from rapidfuzz import fuzz, process
 
 from ctxselect.errors import InputError
-from ctxselect.features.contradictions.detect import detect_contradictions, merge_contradictions
+from ctxselect.features.contradictions.detect import (
+    detect_contradictions,
+    merge_contradictions,
+)
 from ctxselect.features.pairs import ConflictKind, ContradictionPairs, PairList, Signals
 from ctxselect.features.similarity import cosine_pairs, minhash_pairs, text_signatures
 from ctxselect.kernels.pairs import _components, _freshness

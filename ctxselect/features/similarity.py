@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ctxselect._config import SERIAL_BYTES, SERIAL_PAIRS, SIMILARITY_EPSILON
 from ctxselect.errors import InputError
 from ctxselect.kernels.minhash import (
     _all_pairs_above,
@@ -20,7 +21,6 @@ from ctxselect.kernels.minhash import (
     _signatures_serial,
 )
 from ctxselect.kernels.pairs import _upper_pairs_above
-from ctxselect._config import SERIAL_BYTES, SERIAL_PAIRS, SIMILARITY_EPSILON
 
 __all__ = ["cosine_pairs", "text_signatures", "minhash_pairs", "lsh_bands", "EXHAUSTIVE_PAIR_LIMIT"]
 

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from dataclasses import fields as dc_fields
 from typing import Any, Iterable, Mapping
 
-from ctxselect.model import validation as checks
 from ctxselect.errors import InputError
+from ctxselect.model import validation as checks
 from ctxselect.model.times import to_epoch_seconds, to_iso
 from ctxselect.model.tokens import TokenCounter, get_token_counter
 

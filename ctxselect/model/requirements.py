@@ -12,9 +12,9 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Mapping
 
+from ctxselect.errors import InputError
 from ctxselect.model import validation as checks
 from ctxselect.model.candidate import RESERVED_KEYS
-from ctxselect.errors import InputError
 from ctxselect.model.times import epoch_now, to_epoch_seconds
 
 __all__ = ["GateThresholds", "Requirements", "REQUIREMENT_PARAMETERS", "GATE_PARAMETERS"]

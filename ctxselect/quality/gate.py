@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from ctxselect.quality.vector import _TOLERANCE, QualityVector
 from ctxselect.model.requirements import GateThresholds
+from ctxselect.quality.vector import _TOLERANCE, QualityVector
 
 __all__ = ["GateFailure", "evaluate_gate"]
 

@@ -8,11 +8,11 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 
 from ctxselect.model.candidate import Candidate
-from ctxselect.quality.gate import GateFailure, evaluate_gate
-from ctxselect.packing import PackedCandidates, pack
-from ctxselect.quality.vector import QualityVector, quality_vector
 from ctxselect.model.requirements import Requirements
 from ctxselect.model.tokens import TokenCounter
+from ctxselect.packing import PackedCandidates, pack
+from ctxselect.quality.gate import GateFailure, evaluate_gate
+from ctxselect.quality.vector import QualityVector, quality_vector
 
 __all__ = ["QualityReport", "inspect", "report_for"]
 

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ctxselect._config import TOLERANCE
+from ctxselect.features.compute import chunk_freshness
 from ctxselect.features.contradictions import ConflictPair, conflict_summary
 from ctxselect.packing import PackedCandidates
-from ctxselect.features.compute import chunk_freshness
-from ctxselect._config import TOLERANCE
 
 __all__ = ["METRIC_NAMES", "QualityVector", "quality_vector"]
 

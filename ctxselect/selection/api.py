@@ -9,21 +9,27 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
+from ctxselect._config import TOLERANCE
+from ctxselect.errors import InputError
+from ctxselect.features.compute import signals as compute_signals
 from ctxselect.model import validation as checks
 from ctxselect.model.candidate import Candidate
+from ctxselect.model.requirements import Requirements
+from ctxselect.model.tokens import TokenCounter
+from ctxselect.packing import PackedCandidates, pack
+from ctxselect.quality.report import QualityReport, report_for
 from ctxselect.selection.constraints import violations
 from ctxselect.selection.diagnosis import diagnose
-from ctxselect.errors import InputError
-from ctxselect.quality.report import QualityReport, report_for
-from ctxselect.selection.problem import ObjectiveWeights, Problem, build_problem, score
-from ctxselect.packing import PackedCandidates, pack
 from ctxselect.selection.explain import exclusion_reasons
-from ctxselect.model.requirements import Requirements
+from ctxselect.selection.problem import ObjectiveWeights, Problem, build_problem, score
 from ctxselect.selection.solvers.cpsat import solve_optimal
-from ctxselect.selection.solvers.registry import BASELINES, Method, Order, assembly_order, parse_choice
-from ctxselect.features.compute import signals as compute_signals
-from ctxselect.model.tokens import TokenCounter
-from ctxselect._config import TOLERANCE
+from ctxselect.selection.solvers.registry import (
+    BASELINES,
+    Method,
+    Order,
+    assembly_order,
+    parse_choice,
+)
 
 __all__ = ["Selection", "select", "prepare"]
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from ctxselect.quality.gate import evaluate_gate
-from ctxselect.selection.problem import Problem, agreement_covered
 from ctxselect.quality.vector import quality_vector
+from ctxselect.selection.problem import Problem, agreement_covered
 
 __all__ = ["HardState", "violations"]
 

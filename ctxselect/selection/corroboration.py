@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ctxselect.text.claims import extract_claims
 from ctxselect.features.contradictions import stated_figures
-from ctxselect.packing import PackedCandidates
 from ctxselect.features.pairs import ConflictKind, Signals
+from ctxselect.packing import PackedCandidates
+from ctxselect.text.claims import extract_claims
 from ctxselect.text.words import numbers_in
 
 __all__ = ["Resolution", "resolve_conflicts", "superseded_versions", "MARGIN", "MAX_QUOTED_NUMBERS"]

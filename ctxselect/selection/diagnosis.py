@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ctxselect.selection.problem import Problem
 from ctxselect._config import TOLERANCE
+from ctxselect.selection.problem import Problem
 
 __all__ = ["diagnose"]
 

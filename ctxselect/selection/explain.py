@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
+from ctxselect._config import TOLERANCE
 from ctxselect.features.contradictions import pair_conflicts, stated_figures
 from ctxselect.selection.constraints import pairwise_partners
 from ctxselect.selection.corroboration import MAX_QUOTED_NUMBERS
-from ctxselect.selection.problem import Problem, adjacency
+from ctxselect.selection.problem import Problem, adjacency, marginal_gain
 from ctxselect.text.words import numbers_in
-from ctxselect._config import TOLERANCE
 
 __all__ = ["exclusion_reasons", "describe_conflict"]
 
@@ -109,9 +107,7 @@ def exclusion_reasons(problem: Problem, mask: np.ndarray, *, enforce_gate: bool,
                 mate_of[m] = int(chosen_members[0])
 
     used = int(packed.tokens[mask].sum())
-    capacity = packed.budget
-    if enforce_gate and reqs.gate.max_token_utilization is not None:
-        capacity = min(capacity, math.floor(reqs.gate.max_token_utilization * packed.budget + 1e-9))
+    capacity = problem.capacity(enforce_gate)
     counts = np.bincount(packed.source[mask], minlength=len(packed.source_names))
     n_selected = int(mask.sum())
     red = problem.signals.redundancy
@@ -165,9 +161,7 @@ def exclusion_reasons(problem: Problem, mask: np.ndarray, *, enforce_gate: bool,
             k = int(np.argmax(np.where(sel, r_w[nb], -1.0)))
             out[cid] = f"redundant with `{ids[r_nb[nb][k]]}` (similarity {r_w[nb][k]:.2f})"
             continue
-        gain = problem.value[i] - float(penalty[i])
-        if covered.size:
-            gain += float(problem.aspect_gain[problem.covers[i] & ~covered].sum())
+        gain = marginal_gain(problem, i, covered, penalty)
         if gain <= 0:
             out[cid] = f"adds no value: marginal gain {gain:.3f}"
         elif enforce_gate and fresh_weight + packed.relevance[i] > 0 and (

@@ -18,20 +18,21 @@ query by :func:`build_problem`: the values, the pair penalties, and the hard con
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, fields
 from typing import Any, Mapping
 
 import numpy as np
 
-from ctxselect.model import validation as checks
-from ctxselect.selection.corroboration import resolve_conflicts, superseded_versions
+from ctxselect._config import SIMILARITY_EPSILON, TOLERANCE
 from ctxselect.errors import InputError
-from ctxselect.packing import PackedCandidates
-from ctxselect.features.query_terms import query_features
 from ctxselect.features.pairs import ConflictKind, Signals
-from ctxselect._config import SIMILARITY_EPSILON
+from ctxselect.features.query_terms import query_features
+from ctxselect.model import validation as checks
+from ctxselect.packing import PackedCandidates
+from ctxselect.selection.corroboration import resolve_conflicts, superseded_versions
 
-__all__ = ["ObjectiveWeights", "Problem", "adjacency", "agreement_covered", "build_problem", "score"]
+__all__ = ["ObjectiveWeights", "Problem", "adjacency", "agreement_covered", "build_problem", "marginal_gain", "score"]
 
 
 @dataclass(frozen=True)
@@ -154,6 +155,20 @@ class Problem:
     @property
     def n(self) -> int:
         return self.packed.n
+
+    def capacity(self, enforce_gate: bool) -> int:
+        """Tokens a selection may use: the budget; with the gate enforced and
+        ``max_token_utilization`` set, at most ⌊τ_max·B⌋ of it (the one place this is computed)."""
+        gate = self.packed.requirements.gate
+        if enforce_gate and gate.max_token_utilization is not None:
+            return min(self.packed.budget, math.floor(gate.max_token_utilization * self.packed.budget + TOLERANCE))
+        return self.packed.budget
+
+    def min_tokens(self, enforce_gate: bool) -> int:
+        """Tokens a selection must use: ⌈τ_min·B⌉ with the gate enforced, else 0."""
+        if not enforce_gate:
+            return 0
+        return math.ceil(self.packed.requirements.gate.min_token_utilization * self.packed.budget - TOLERANCE)
 
 
 def _merge_pair_penalties(n: int, parts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -295,6 +310,16 @@ def score(problem: Problem, mask: np.ndarray) -> float:
         both = mask[problem.pair_i] & mask[problem.pair_j]
         total -= float(problem.pair_penalty[both].sum())
     return total
+
+
+def marginal_gain(problem: Problem, i: int, covered: np.ndarray, penalty_to_selected: np.ndarray) -> float:
+    """What adding chunk i to a selection adds to the objective: its value, less its pair penalties
+    with the selected chunks, plus the aspects it covers that ``covered`` does not (the one
+    marginal gain: the density baseline and the exclusion reasons use it)."""
+    gain = problem.value[i] - penalty_to_selected[i]
+    if problem.aspect_gain.size:
+        gain += float(problem.aspect_gain[problem.covers[i] & ~covered].sum())
+    return float(gain)
 
 
 def adjacency(n: int, i: np.ndarray, j: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -12,7 +12,7 @@ import heapq
 import numpy as np
 
 from ctxselect.selection.constraints import HardState
-from ctxselect.selection.problem import Problem, adjacency
+from ctxselect.selection.problem import Problem, adjacency, marginal_gain
 
 __all__ = ["greedy", "topk", "density", "mmr"]
 
@@ -52,13 +52,6 @@ def topk(problem: Problem) -> tuple[np.ndarray, dict[int, str]]:
     return state.selected, notes
 
 
-def _marginal_gain(problem: Problem, i: int, covered: np.ndarray, penalty_to_selected: np.ndarray) -> float:
-    gain = problem.value[i] - penalty_to_selected[i]
-    if problem.aspect_gain.size:
-        gain += float(problem.aspect_gain[problem.covers[i] & ~covered].sum())
-    return float(gain)
-
-
 def density(problem: Problem) -> tuple[np.ndarray, dict[int, str]]:
     """Penalty-aware marginal gain per token, with lazy evaluation; stops when no chunk adds
     value."""
@@ -68,7 +61,7 @@ def density(problem: Problem) -> tuple[np.ndarray, dict[int, str]]:
     covered = np.zeros(problem.aspect_gain.size, dtype=bool)
     penalty = np.zeros(problem.n)
     notes: dict[int, str] = {}
-    heap = [(-_marginal_gain(problem, i, covered, penalty) / packed.tokens[i], i)
+    heap = [(-marginal_gain(problem, i, covered, penalty) / packed.tokens[i], i)
             for i in np.flatnonzero(problem.eligible).tolist()]
     heapq.heapify(heap)
     smallest = state.smallest_eligible()
@@ -76,7 +69,7 @@ def density(problem: Problem) -> tuple[np.ndarray, dict[int, str]]:
         _, i = heapq.heappop(heap)
         if not state.fits(i):
             continue
-        gain = _marginal_gain(problem, i, covered, penalty)
+        gain = marginal_gain(problem, i, covered, penalty)
         key = -gain / packed.tokens[i]
         if heap and key > heap[0][0] + 1e-15:  # gains only shrink: re-queue with the fresh value
             heapq.heappush(heap, (key, i))

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from ortools.sat.python import cp_model
 
-from ctxselect.selection.problem import Problem, agreement_covered
 from ctxselect._config import ROW_SCALE, SOLVER_SCALE, TOLERANCE
+from ctxselect.selection.problem import Problem, agreement_covered
 
 __all__ = ["OptimalResult", "solve_optimal", "SCALE", "upper_bound"]
 
@@ -187,12 +187,8 @@ def solve_optimal(
     tokens = packed.tokens[core].tolist()
 
     # budget (and the gate's utilization range)
-    capacity = packed.budget
-    low_tokens = 0
-    if enforce_gate:
-        if gate.max_token_utilization is not None:  # unset: the whole budget may be used
-            capacity = min(capacity, math.floor(gate.max_token_utilization * packed.budget + _TOL))
-        low_tokens = math.ceil(gate.min_token_utilization * packed.budget - _TOL)
+    capacity = problem.capacity(enforce_gate)
+    low_tokens = problem.min_tokens(enforce_gate)
     b.linear(x, tokens, low_tokens, capacity)
 
     # hard conflicts: chunks carrying a hard field agree on one value, one version per document
