@@ -31,9 +31,8 @@ class Aggregation(str, Enum):
 
 def aggregate_relevance(scores: Iterable[float] | Mapping[object, float], method: str = "weighted") -> float:
     """One relevance score for a context from its passages' scores in [0, 1] (0 when empty)."""
-    from ctxselect.selection.solvers.registry import parse_choice
 
-    how = parse_choice(Aggregation, method, "method")
+    how = checks.parse_choice(Aggregation, method, "method")
     values = list(scores.values()) if isinstance(scores, Mapping) else list(scores)
     values = [checks.number(v, f"scores[{k}]", low=0.0, high=1.0) for k, v in enumerate(values)]
     if not values:

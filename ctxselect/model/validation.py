@@ -4,9 +4,12 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping
+from enum import Enum
+from typing import Any, Mapping, TypeVar
 
 from ctxselect.errors import InputError
+
+E = TypeVar("E", bound=Enum)
 
 #: The largest count accepted anywhere (tokens, budget, rank, source minimums and maxima, chunk
 #: caps): a trillion. Sums of a million such counts still fit the solver's 64-bit integers.
@@ -116,3 +119,14 @@ def weighted_names(value: Any, field: str, *, weight: str, default: float) -> di
         mapping(value, field, f"a list of names or an object name -> {weight}")
         return {k: number(v, f"{field}.{k}", low=0.0, low_open=True) for k, v in value.items()}
     return {name: default for name in string_list(value, field)}
+
+
+def parse_choice(enum: type[E], value, field: str) -> E:
+    """``value`` as a member of ``enum``; an unknown value lists the valid ones."""
+    if isinstance(value, enum):
+        return value
+    try:
+        return enum(value)
+    except ValueError:
+        raise InputError(field=field, expected="one of " + ", ".join(m.value for m in enum),
+                         found=value, has_found=True) from None

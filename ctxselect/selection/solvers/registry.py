@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Callable, TypeVar
+from typing import Callable
 
 import numpy as np
 
-from ctxselect.errors import InputError
+from ctxselect.model.validation import parse_choice  # re-exported: the CLI and bench import it here
 from ctxselect.selection.problem import Problem
 from ctxselect.selection.solvers import baselines
 
 __all__ = ["Method", "Order", "BASELINES", "parse_choice", "assembly_order"]
 
-E = TypeVar("E", bound=Enum)
 
 
 class Method(str, Enum):
@@ -41,17 +40,6 @@ BASELINES: dict[Method, Callable[[Problem], tuple[np.ndarray, dict[int, str]]]] 
     Method.DENSITY: baselines.density,
     Method.MMR: baselines.mmr,
 }
-
-
-def parse_choice(enum: type[E], value, field: str) -> E:
-    """``value`` as a member of ``enum``; an unknown value lists the valid ones."""
-    if isinstance(value, enum):
-        return value
-    try:
-        return enum(value)
-    except ValueError:
-        raise InputError(field=field, expected="one of " + ", ".join(m.value for m in enum),
-                         found=value, has_found=True) from None
 
 
 def assembly_order(problem: Problem, mask: np.ndarray, order: Order) -> list[int]:
