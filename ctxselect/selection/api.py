@@ -7,8 +7,6 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
-import numpy as np
-
 from ctxselect._config import TOLERANCE
 from ctxselect.errors import InputError
 from ctxselect.features.compute import signals as compute_signals
@@ -18,11 +16,8 @@ from ctxselect.model.requirements import Requirements
 from ctxselect.model.tokens import TokenCounter
 from ctxselect.packing import PackedCandidates, pack
 from ctxselect.quality.report import QualityReport, report_for
-from ctxselect.selection.constraints import violations
-from ctxselect.selection.diagnosis import diagnose
 from ctxselect.selection.explain import exclusion_reasons
 from ctxselect.selection.problem import ObjectiveWeights, Problem, build_problem, score
-from ctxselect.selection.solvers.cpsat import solve_optimal
 from ctxselect.selection.solvers.registry import (
     BASELINES,
     Method,
@@ -30,6 +25,7 @@ from ctxselect.selection.solvers.registry import (
     assembly_order,
     parse_choice,
 )
+from ctxselect.selection.solvers.tiers import run_optimal
 
 __all__ = ["Selection", "select", "prepare"]
 
@@ -148,82 +144,6 @@ def _signal_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
     return dict(options)
 
 
-def _best_hint(problem: Problem, candidates: list[np.ndarray], enforce_gate: bool,
-               enforce_sources: bool) -> np.ndarray:
-    """The highest-scoring candidate selection that satisfies the model, else the highest."""
-    scored = sorted(((score(problem, m), k) for k, m in enumerate(candidates)), reverse=True)
-    for _, k in scored:
-        if not violations(problem, candidates[k], enforce_gate=enforce_gate, enforce_sources=enforce_sources):
-            return candidates[k]
-    return candidates[scored[0][1]]
-
-
-def _run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core_size: int,
-                 exact_up_to: int, timings: dict) -> tuple[np.ndarray, dict]:
-    """CP-SAT on the tiers gate → sources → hard constraints only, dropping a tier only when it
-    is infeasible. Whatever comes back says what it breaks: a fallback baseline that misses the
-    gate or a source minimum lists them in ``relaxed``, never silently."""
-    t0 = time.perf_counter()
-    baseline_masks = [BASELINES[m](problem)[0] for m in (Method.GREEDY, Method.DENSITY)]
-    timings["baselines"] = time.perf_counter() - t0
-    deadline = t0 + time_limit
-    tiers = [("gate", enforce_gate, True), ("sources", False, True), ("none", False, False)]
-    if not enforce_gate:
-        tiers = tiers[1:]
-    info: dict[str, Any] = {"relaxed": [], "infeasible": []}
-    for name, gate_on, sources_on in tiers:
-        hint = _best_hint(problem, baseline_masks, gate_on, sources_on)
-        remaining = max(deadline - time.perf_counter(), 0.01)
-        result = solve_optimal(problem, enforce_gate=gate_on, enforce_sources=sources_on, hint=hint,
-                               time_limit=remaining, core_size=core_size, core_extra=baseline_masks,
-                               exact_up_to=exact_up_to)
-        for key, value in result.timings.items():
-            timings[key] = timings.get(key, 0.0) + value
-        if result.status in ("optimal", "feasible"):
-            info.update(status=result.status, bound=result.bound, gate_on=gate_on)
-            if result.status == "optimal":
-                info["reason"] = "proven optimal"
-            elif not result.core_is_full:
-                info["reason"] = (f"optimal on a core of {core_size} candidates (more than {exact_up_to} are "
-                                  "eligible); the bound is "
-                                  "a relaxation of the whole problem")
-            else:
-                info["reason"] = f"time limit of {time_limit:g} s reached before optimality was proven"
-            if not violations(problem, result.mask, enforce_gate=gate_on, enforce_sources=sources_on):
-                return result.mask, info
-            # the model holds in integers but not in exact arithmetic (rounded coefficients): a
-            # baseline that satisfies the tier is returned instead, never a false "infeasible"
-            if not violations(problem, hint, enforce_gate=gate_on, enforce_sources=sources_on):
-                info.update(status="feasible", bound=None,
-                            reason="the solver's selection broke a condition in exact arithmetic "
-                                   "(its coefficients are rounded); the best baseline that meets it is returned")
-                return hint, info
-        if result.status == "unknown":
-            mask = hint
-            broken = _broken_tiers(problem, mask, gate_on, sources_on)
-            info["relaxed"].extend(t for t in broken if t not in info["relaxed"])
-            info.update(status="fallback", bound=None, gate_on=gate_on and "gate" not in broken,
-                        reason=f"time limit of {time_limit:g} s reached before CP-SAT found a "
-                               "selection; the best baseline is returned"
-                               + (f" (it does not meet: {', '.join(broken)})" if broken else ""))
-            return mask, info
-        # infeasible: say why, then drop this tier
-        if not info["infeasible"]:
-            info["infeasible"] = diagnose(problem, enforce_gate=gate_on)
-        info["relaxed"].append("gate" if name == "gate" else "sources")
-    raise AssertionError("the hard constraints alone are always satisfiable (the empty selection)")
-
-
-def _broken_tiers(problem: Problem, mask: np.ndarray, gate_on: bool, sources_on: bool) -> list[str]:
-    """The enforced tiers (``gate``, ``sources``) that ``mask`` does not satisfy."""
-    out = []
-    if gate_on and violations(problem, mask, enforce_gate=True, enforce_sources=False):
-        out.append("gate")
-    if sources_on and violations(problem, mask, enforce_gate=False, enforce_sources=True):
-        out.append("sources")
-    return out
-
-
 _PARAMETERS = {
     "time_limit": lambda v: checks.number(v, "time_limit", low=0.0, low_open=True),
     "core_size": lambda v: checks.integer(v, "core_size", low=1),
@@ -327,7 +247,7 @@ def select(
     gate_on = False
     info: dict[str, Any] = {}
     if method is Method.OPTIMAL:
-        mask, info = _run_optimal(problem, enforce_gate=enforce_gate, time_limit=time_limit,
+        mask, info = run_optimal(problem, enforce_gate=enforce_gate, time_limit=time_limit,
                                   core_size=core_size, exact_up_to=exact_up_to, timings=timings)
         status, reason = info["status"], info["reason"]
         infeasible, relaxed, gate_on = info["infeasible"], info["relaxed"], info["gate_on"]

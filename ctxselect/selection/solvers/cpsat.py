@@ -23,8 +23,12 @@ from ortools.sat.python import cp_model
 
 from ctxselect._config import ROW_SCALE, SOLVER_SCALE, TOLERANCE
 from ctxselect.selection.problem import Problem, agreement_covered
+from ctxselect.selection.solvers.core import (  # upper_bound re-exported
+    choose_core,
+    upper_bound,
+)
 
-__all__ = ["OptimalResult", "solve_optimal", "SCALE", "upper_bound"]
+__all__ = ["OptimalResult", "solve_optimal", "SCALE", "upper_bound", "choose_core"]
 
 SCALE = SOLVER_SCALE  # objective coefficients are rounded to 1e-6
 _TOL = TOLERANCE
@@ -107,55 +111,6 @@ def _homogeneous(values: np.ndarray) -> list[int]:
     if peak == 0.0:
         return [0] * len(values)
     return np.rint(values / peak * ROW_SCALE).astype(np.int64).tolist()
-
-
-def upper_bound(problem: Problem, capacity: int) -> float:
-    """A valid upper bound of the objective over every subset within ``capacity`` tokens:
-    the fractional knapsack of each chunk's value plus every aspect it covers (penalties are
-    dropped), or of the values alone plus the whole coverage term, whichever is smaller."""
-    eligible = np.flatnonzero(problem.eligible)
-    tokens = problem.packed.tokens[eligible].astype(np.float64)
-    value = problem.value[eligible]
-    with_aspects = value + (problem.covers[eligible] @ problem.aspect_gain if problem.aspect_gain.size else 0.0)
-
-    def fractional(v: np.ndarray) -> float:
-        keep = v > 0
-        v, t = v[keep], tokens[keep]
-        order = np.argsort(-v / t, kind="stable")
-        room, total = float(capacity), 0.0
-        for k in order.tolist():
-            if t[k] <= room:
-                room -= t[k]
-                total += v[k]
-            else:
-                total += v[k] * room / t[k]
-                break
-        return total
-
-    return min(fractional(with_aspects), fractional(value) + float(problem.aspect_gain.sum()))
-
-
-def choose_core(problem: Problem, core_size: int, extra: list[np.ndarray], exact_up_to: int = 0) -> np.ndarray:
-    """Positions of the core: all eligible chunks when there are at most ``max(core_size,
-    exact_up_to)``, else the most promising ``core_size`` and the chunks the constraints need."""
-    eligible = np.flatnonzero(problem.eligible)
-    if len(eligible) <= max(core_size, exact_up_to):
-        return eligible
-    packed = problem.packed
-    value = problem.value[eligible]
-    per_token = value / packed.tokens[eligible]
-    picks = [eligible[np.argsort(-value, kind="stable")[: core_size // 2]],
-             eligible[np.argsort(-per_token, kind="stable")[: core_size // 2]]]
-    per_provider = max(2, core_size // 50)
-    for a in range(problem.aspect_gain.size):
-        coverers = eligible[problem.covers[eligible, a]]
-        picks.append(coverers[np.argsort(-problem.value[coverers], kind="stable")[:per_provider]])
-    for s in np.flatnonzero(packed.source_min > 0).tolist():
-        members = eligible[packed.source[eligible] == s]
-        need = per_provider + int(packed.source_min[s])
-        picks.append(members[np.argsort(-problem.value[members], kind="stable")[:need]])
-    picks.extend(np.flatnonzero(m) for m in extra)
-    return np.unique(np.concatenate(picks))
 
 
 def solve_optimal(
