@@ -105,6 +105,11 @@ def prepare(
     """Pack candidates, compute their signals and build the selection problem (the first three
     stages of :func:`select`; useful to run several selectors on the same problem)."""
     timings = {} if timings is None else timings
+    checks.number(hard_conflict_severity, "hard_conflict_severity", low=0.0, high=1.0)  # before any work
+    query = checks.optional_text(query, "query")
+    options = _signal_options(signal_options)
+    if weights is not None and not isinstance(weights, ObjectiveWeights):
+        checks.mapping(weights, "weights", "an object of objective weights")
     t0 = time.perf_counter()
     if isinstance(candidates, PackedCandidates):
         packed = candidates
@@ -114,12 +119,8 @@ def prepare(
     if isinstance(weights, ObjectiveWeights):
         objective_weights = weights
     else:
-        if weights is not None:
-            checks.mapping(weights, "weights", "an object of objective weights")
         objective_weights = ObjectiveWeights.from_mapping({**packed.requirements.weights, **(weights or {})})
-    checks.number(hard_conflict_severity, "hard_conflict_severity", low=0.0, high=1.0)
-    query = checks.optional_text(query, "query")
-    sig = compute_signals(packed, **_signal_options(signal_options))
+    sig = compute_signals(packed, **options)
     t2 = time.perf_counter()
     problem = build_problem(packed, sig, objective_weights, query=query,
                             hard_conflict_severity=hard_conflict_severity,
