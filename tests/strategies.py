@@ -1,15 +1,29 @@
-"""Hypothesis strategies for candidates and requirements."""
+"""Every generator of test inputs: hypothesis strategies for candidates and requirements, and the
+selection instances (every constraint kind) that the optimizer is checked on.
 
+A selection instance is built by one function, :func:`build_instance`, from a source of draws:
+hypothesis (:func:`selection_instances`, a composite strategy that draws the structure and the
+texts, and shrinks them) or a seeded NumPy generator (:func:`random_instance`, for the
+parametrized brute-force comparisons, which must be the same instances on every run).
+"""
+
+from __future__ import annotations
+
+import numpy as np
 from hypothesis import strategies as st
 
 SOURCES = ["policy", "procedure", "status", "wiki"]
 SCOPES = ["public", "support", "internal"]
 ASPECTS = ["a", "b", "c", "d", "e"]
 NOW = 1_790_000_000.0  # fixed reference time, epoch seconds
+DAY = 86400.0
 
+
+# -- candidates and requirements (quality, signals, list shapes) -----------------------------------
 
 @st.composite
 def candidate_lists(draw, min_size=0, max_size=12):
+    """Candidate dicts with test-only keys the twins read: ``age_days`` (from ``timestamp``)."""
     n = draw(st.integers(min_size, max_size))
     out = []
     for i in range(n):
@@ -28,11 +42,21 @@ def candidate_lists(draw, min_size=0, max_size=12):
             c["scope"] = draw(st.sampled_from(SCOPES))
         if draw(st.booleans()):
             age = draw(st.floats(0, 400, allow_nan=False))
-            c["timestamp"] = NOW - age * 86400.0
+            c["timestamp"] = NOW - age * DAY
             c["age_days"] = age
         if draw(st.booleans()):
             c["doc_id"] = draw(st.sampled_from(["d1", "d2"]))
             c["version"] = draw(st.sampled_from(["1", "2", "3"]))
+        # a validity window: open, or bounded on either side, ending before, at or after NOW
+        offsets = st.sampled_from([-30.0, -1.0, 0.0, 1.0, 30.0])
+        start = draw(st.one_of(st.none(), offsets))
+        end = draw(st.one_of(st.none(), offsets))
+        if start is not None and end is not None and start > end:
+            start, end = end, start
+        if start is not None:
+            c["valid_from"] = NOW + start * DAY
+        if end is not None:
+            c["valid_to"] = NOW + end * DAY
         out.append(c)
     return out
 
@@ -54,3 +78,117 @@ def requirement_dicts(draw):
 def api_chunks(chunks):
     """Drop the test-only keys before handing chunks to the library."""
     return [{k: v for k, v in c.items() if k != "age_days"} for c in chunks]
+
+
+# -- selection instances (optimizer, baselines, invariants) ---------------------------------------
+
+SELECTION_SOURCES = ["policy", "procedure", "status"]
+WORDS = ["refund", "window", "annual", "plan", "steps", "console", "status", "outage", "billing", "days"]
+TEXT_WORDS = 12
+
+
+class _SeededDraws:
+    """Draws from a seeded NumPy generator: the same instance for the same seed."""
+
+    def __init__(self, seed: int):
+        self.rng = np.random.default_rng(seed)
+
+    def integer(self, low: int, high: int) -> int:  # both ends included
+        return int(self.rng.integers(low, high + 1))
+
+    def uniform(self, low: float, high: float) -> float:
+        return float(self.rng.uniform(low, high))
+
+    def chance(self, p: float) -> bool:
+        return bool(self.rng.random() < p)
+
+    def choice(self, options):
+        return options[int(self.rng.integers(0, len(options)))]
+
+    def words(self, count: int) -> list[str]:
+        return [str(w) for w in self.rng.choice(WORDS, count)]
+
+
+class _HypothesisDraws:
+    """The same draws through hypothesis: it explores both sides of every ``chance`` and shrinks."""
+
+    def __init__(self, draw):
+        self.draw = draw
+
+    def integer(self, low: int, high: int) -> int:
+        return self.draw(st.integers(low, high))
+
+    def uniform(self, low: float, high: float) -> float:
+        return self.draw(st.floats(low, high, allow_nan=False))
+
+    def chance(self, p: float) -> bool:
+        return self.draw(st.booleans())
+
+    def choice(self, options):
+        return self.draw(st.sampled_from(options))
+
+    def words(self, count: int) -> list[str]:
+        return self.draw(st.lists(st.sampled_from(WORDS), min_size=count, max_size=count))
+
+
+def build_instance(d, n_min: int = 1, n_max: int = 12, gate_loose: bool | None = None):
+    """(candidates, requirements, weights) of one selection problem with every constraint kind:
+    budget, scopes, validity windows, required aspects and sources, per-source and total caps,
+    field conflicts, document versions, near-duplicate texts (shared base texts) and drift
+    (a near-duplicate that adds a number), and the gate."""
+    n = d.integer(n_min, n_max)
+    base_texts = [" ".join(d.words(TEXT_WORDS)) for _ in range(max(1, n // 2))]
+    cands = []
+    for k in range(n):
+        c = {
+            "id": f"c{k}",
+            "source": d.choice(SELECTION_SOURCES),
+            "tokens": d.integer(10, 119),
+            "relevance": d.integer(0, 9999) / 10000,
+            "text": d.choice(base_texts) + (f" extra {k}" if d.chance(0.5) else ""),
+            "aspects": [a for a in ("a", "b", "c") if d.chance(0.3)],
+            "timestamp": NOW - d.uniform(0, 120) * DAY,
+        }
+        if d.chance(0.2):
+            c["scope"] = "internal"
+        elif d.chance(0.8):
+            c["scope"] = "public"
+        if d.chance(0.3):
+            c["fields"] = {"window": d.integer(0, 2)}
+        if d.chance(0.25):
+            c["doc_id"] = "doc"
+            c["version"] = str(d.integer(1, 3))
+        if d.chance(0.1):
+            c["valid_to"] = NOW - DAY
+        cands.append(c)
+    loose = d.chance(0.5) if gate_loose is None else gate_loose
+    reqs = {
+        "token_budget": d.integer(60, 399),
+        "required_aspects": {"a": 0.5, "b": 0.3, "c": 0.2} if d.chance(0.6) else {},
+        "required_sources": {s: d.integer(1, 2) for s in SELECTION_SOURCES if d.chance(0.3)},
+        "allowed_scopes": ["public"],
+        "conflict_fields": {"window": d.choice([0.5, 1.0])},
+        "now": NOW,
+        "decay_lambda": 0.01,
+        "gate": {"min_coverage": 0.0 if loose else 0.5, "min_freshness": 0.0 if loose else 0.5,
+                 "min_token_utilization": 0.0 if loose else 0.1,
+                 "max_contradiction_density": 0.0 if d.chance(0.7) else 0.5},
+    }
+    if d.chance(0.3):
+        reqs["max_per_source"] = d.integer(1, 2)
+    if d.chance(0.3):
+        reqs["max_chunks"] = d.integer(1, 4)
+    weights = {"relevance": d.uniform(0.5, 2), "coverage": d.uniform(0, 2), "redundancy": d.uniform(0, 2),
+               "contradiction": d.uniform(0, 2), "tokens": d.uniform(0, 0.5)}
+    return cands, reqs, weights
+
+
+def random_instance(seed: int, n_min: int = 1, n_max: int = 12, gate_loose: bool | None = None):
+    """The instance of ``seed`` (a fixed corpus for parametrized tests)."""
+    return build_instance(_SeededDraws(seed), n_min, n_max, gate_loose)
+
+
+@st.composite
+def selection_instances(draw, n_min: int = 1, n_max: int = 12, gate_loose: bool | None = None):
+    """Hypothesis strategy of (candidates, requirements, weights): the same shapes, drawn."""
+    return build_instance(_HypothesisDraws(draw), n_min, n_max, gate_loose)

@@ -4,7 +4,7 @@ import random
 
 import numpy as np
 import pytest
-from naive_signals import (
+from tests.naive.signals import (
     naive_components,
     naive_cosine_pairs,
     naive_differing_code_pairs,

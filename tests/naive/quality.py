@@ -25,7 +25,8 @@ def naive_conflicts(chunks, conflict_fields, version_severity=1.0):
 
 def naive_metrics(chunks, reqs):
     """The ten metrics for chunks given as dicts with tokens, relevance, source, scope, aspects,
-    fields, doc_id, version and (optional) age_days; reqs uses the dump's keys."""
+    fields, doc_id, version, (optional) age_days and valid_from / valid_to (epoch seconds); reqs
+    uses the dump's keys and must give ``now`` (epoch seconds)."""
     n = len(chunks)
     aspects = reqs.get("required_aspects", {})
     covered = {a for c in chunks for a in c.get("aspects", [])}
@@ -50,10 +51,13 @@ def naive_metrics(chunks, reqs):
         phi = sum(r * f for r, f in zip(rel, fresh)) / sum(rel)
     else:
         phi = sum(fresh) / n
+    now = reqs["now"]
+    valid = [c.get("valid_from", -math.inf) <= now <= c.get("valid_to", math.inf) for c in chunks]
+    stale = 1.0 - sum(valid) / n if n else 0.0
     allowed = reqs.get("allowed_scopes")
     admissible = n if allowed is None else sum(c.get("scope") in allowed for c in chunks)
     pi = admissible / n if n else 0.0
     return {"coverage": coverage, "coverage_weighted": weighted, "token_utilization": tau,
             "utilization_risk": risk, "source_starvation": delta, "contradiction_density": kappa,
-            "contradiction_density_weighted": kappa_w, "freshness": phi, "stale_risk": 0.0,
+            "contradiction_density_weighted": kappa_w, "freshness": phi, "stale_risk": stale,
             "policy_admissibility": pi}

@@ -4,7 +4,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import EXAMPLES
+from tests.conftest import EXAMPLES
 from typer.testing import CliRunner
 
 import ctxselect

@@ -5,8 +5,8 @@ import math
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from naive_quality import naive_metrics
-from strategies import api_chunks, candidate_lists, requirement_dicts
+from tests.naive.quality import naive_metrics
+from tests.strategies import api_chunks, candidate_lists, requirement_dicts
 
 import ctxselect
 

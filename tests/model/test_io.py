@@ -15,7 +15,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLES, ROOT
+from tests.conftest import EXAMPLES, ROOT
 
 import ctxselect
 from ctxselect.model import io as dump_module

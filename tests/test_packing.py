@@ -5,7 +5,7 @@ from datetime import datetime, timezone
 
 import numpy as np
 import pytest
-from conftest import EXAMPLES
+from tests.conftest import EXAMPLES
 
 import ctxselect
 

@@ -2,7 +2,7 @@
 
 import json
 
-from conftest import EXAMPLES
+from tests.conftest import EXAMPLES
 from typer.testing import CliRunner
 
 from ctxselect.cli.core import app

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 from hypothesis import given, settings
-from naive_quality import naive_conflicts
-from strategies import api_chunks, candidate_lists, requirement_dicts
+from tests.naive.quality import naive_conflicts
+from tests.strategies import api_chunks, candidate_lists, requirement_dicts
 
 import ctxselect
 from ctxselect.features.compute import ConflictKind, signals

@@ -2,14 +2,14 @@
 project's shared folder), and its rounding."""
 
 import json
-from pathlib import Path
 
 import pytest
 
 import ctxselect
 from ctxselect.evaluate.audit import js_round
+from tests.conftest import DATA
 
-VECTORS = json.loads((Path(__file__).parent / "data" / "ragscope_vectors.json").read_text())["vectors"]
+VECTORS = json.loads((DATA / "ragscope_vectors.json").read_text())["vectors"]
 
 
 def test_there_are_109_vectors():

@@ -11,7 +11,7 @@ import math
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import ASPECTS, SCOPES, SOURCES, api_chunks, candidate_lists, requirement_dicts
+from tests.strategies import ASPECTS, SCOPES, SOURCES, api_chunks, candidate_lists, requirement_dicts
 
 import ctxselect
 

@@ -5,8 +5,8 @@ import time
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from naive_select import all_subsets, naive_feasible
-from select_strategies import random_instance
+from tests.naive.select import all_subsets, naive_feasible
+from tests.strategies import random_instance
 
 import ctxselect
 from ctxselect.selection.api import prepare

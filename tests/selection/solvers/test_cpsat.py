@@ -1,8 +1,8 @@
 """The optimizer against brute force over every subset (n <= 12..14), and the baselines against it."""
 
 import pytest
-from naive_select import brute_force, naive_objective
-from select_strategies import random_instance
+from tests.naive.select import brute_force, naive_objective
+from tests.strategies import random_instance
 
 import ctxselect
 from ctxselect.selection.constraints import violations

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Callable
 
 import pytest
-from conftest import EXAMPLES, ROOT
+from tests.conftest import EXAMPLES, ROOT
 from typer.testing import CliRunner
 
 import ctxselect

@@ -4,7 +4,7 @@ audit / ablate commands."""
 import json
 
 import pytest
-from conftest import EXAMPLES
+from tests.conftest import EXAMPLES
 from typer.testing import CliRunner
 
 import ctxselect
