@@ -24,7 +24,7 @@ from functools import lru_cache
 
 from rapidfuzz import fuzz
 
-from ctxselect.text.words import STOPWORDS
+from ctxselect.text.words import STOPWORDS, number_value
 
 __all__ = ["Claim", "extract_claims", "compare_claims", "find_claim_conflicts", "MAX_CLAIM_CHARS",
            "MAX_CLAIMS_PER_TEXT", "MAX_BUCKET_TEXTS", "MAX_BUCKET_CLAIMS"]
@@ -140,7 +140,7 @@ def _claims_of(text: str) -> tuple[Claim, ...]:
         if taken.find(1, m.start(), m.end()) >= 0:
             continue
         digits, percent, scale = m.group(1), m.group(2), m.group(3)
-        value = float(digits.replace(",", ""))
+        value = number_value(digits)
         if not percent and not scale and "," not in digits and "." not in digits and 1500 <= value <= 2099:
             continue  # a bare year
         if scale:

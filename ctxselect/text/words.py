@@ -1,4 +1,4 @@
-"""Small, dependency-free text helpers: content terms and years."""
+"""Small, dependency-free text helpers: content terms, numbers (the one number reader) and years."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import re
 from collections import Counter
 from functools import lru_cache
 
-__all__ = ["content_terms", "numbers_in", "years_in", "STOPWORDS"]
+__all__ = ["content_terms", "number_text", "number_value", "numbers_in", "years_in", "STOPWORDS"]
 
 _WORD = re.compile(r"[A-Za-z0-9\u00C0-\uFFFF]+")
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
@@ -51,16 +51,32 @@ def years_in(text: str) -> list[int]:
 _NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*(?!\w)")
 
 
+def number_value(token: str) -> float:
+    """The value of a written number, the one reading every module uses.
+
+    Commas followed by groups of three digits separate thousands ("1,500" = 1500); a lone comma
+    otherwise is a decimal comma ("1,5" = 1.5); one point is a decimal point ("1.500" = 1.5, as
+    English writes it); several points separate thousands ("1.000.000" = 1000000).
+    """
+    if "," in token:
+        head, *groups = token.split(",")
+        if groups and all(len(g) == 3 and g.isdigit() for g in groups[:-1]) and (
+                len(groups[-1]) == 3 or "." in groups[-1] and len(groups[-1].split(".")[0]) == 3):
+            return float(head + "".join(groups))
+        if len(groups) == 1 and "." not in token:
+            return float(f"{head}.{groups[0]}")
+        token = token.replace(",", "")
+    if token.count(".") > 1:
+        return float(token.replace(".", ""))
+    return float(token)
+
+
+def number_text(value: float) -> str:
+    """A number as messages show it: "1500", "1.5"."""
+    return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
+
+
 def numbers_in(text: str) -> Counter:
-    """Standalone numbers in a text ("w123" is a word, not a number), with thousands separators
-    removed ("1,000" == "1000") and a decimal comma read as a point."""
-    out: Counter = Counter()
-    for token in _NUMBER.findall(text):
-        if "," in token or "." in token:
-            parts = token.replace(",", ".").split(".")
-            if len(parts) > 1 and all(len(p) == 3 for p in parts[1:]):
-                token = "".join(parts)  # 1,000 / 1.000.000: thousands
-            else:
-                token = ".".join(parts)
-        out[token] += 1
-    return out
+    """Standalone numbers in a text ("w123" is a word, not a number), each read by
+    :func:`number_value` and written by :func:`number_text` ("1,000" and "1000" are one number)."""
+    return Counter(number_text(number_value(token)) for token in _NUMBER.findall(text))
