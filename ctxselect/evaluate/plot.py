@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 
-from ctxselect.evaluate.bench import BenchResult
-from ctxselect.model.io import open_atomic, output_target
 from ctxselect.errors import InputError
+from ctxselect.evaluate.bench import BenchResult
+from ctxselect.model.files import open_atomic, output_target
 
 __all__ = ["plot_bench"]
 
@@ -21,7 +21,7 @@ def plot_bench(result: BenchResult, path: str | os.PathLike) -> None:
     ----------
     result : BenchResult
     path : str or path-like
-        Written as :func:`ctxselect.model.io.open_atomic` writes (mode from the umask or the existing
+        Written as :func:`ctxselect.model.files.open_atomic` writes (mode from the umask or the existing
         file, symlinks written through, a non-regular target refused).
 
     Raises

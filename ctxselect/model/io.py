@@ -7,11 +7,11 @@ current assembler sent). Other keys (``meta``, ``labels`` ...) are kept as they 
 Reading is strict: every line must be UTF-8 text (a byte-order mark at the start of the file is
 allowed) of at most :data:`MAX_LINE_BYTES` bytes holding one JSON value with no duplicate key in
 any object, no lone surrogate in any string and no NaN / Infinity; anything else is an
-:class:`~ctxselect.errors.InputError` naming the file and line. Writing is atomic: a temporary
-file next to the target (``NAME.<random>.tmp``, removed on every exit Python sees) is renamed
-over it when complete; a new file gets the mode the umask allows (``0666 & ~umask``), an existing
-one keeps its mode, a symlink is written through (the link stays a link), and a target that
-exists but is not a regular file (a directory, device or FIFO) is refused.
+:class:`~ctxselect.errors.InputError` naming the file and line. Writing is atomic, through
+:mod:`ctxselect.model.files` (:func:`open_atomic`, :func:`output_target` and :func:`write_jsonl`
+live there and are re-exported here): a temporary file next to the target is renamed over it when
+complete; a new file gets the mode the umask allows, an existing one keeps its mode, a symlink is
+written through, and a target that is not a regular file is refused.
 """
 
 from __future__ import annotations
@@ -19,16 +19,14 @@ from __future__ import annotations
 import json
 import os
 import re
-import secrets
-import stat
-from contextlib import contextmanager
+import secrets  # noqa: F401  kept as an attribute: tests patch ``io.secrets`` (the writer is in files.py)
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import IO, Any, Iterable, Iterator, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
+from ctxselect.errors import InputError
 from ctxselect.model import validation as checks
 from ctxselect.model.candidate import Candidate, coerce_candidates
-from ctxselect.errors import InputError
+from ctxselect.model.files import open_atomic, output_target, write_jsonl
 from ctxselect.model.requirements import Requirements
 from ctxselect.model.tokens import TokenCounter
 
@@ -331,162 +329,6 @@ def read_jsonl(path: str | os.PathLike, *, what: str = "file") -> Iterator[tuple
             del raw
             if present:
                 yield line_no, value
-
-
-# Paths that name a process's open streams (``/dev/stdout`` may lead to a regular file when the
-# output is redirected: renaming over it would replace the shell's file, not write to the stream).
-_STREAM_PATHS = ("/proc/", "/dev/fd/", "/dev/stdin", "/dev/stdout", "/dev/stderr")
-
-
-def _link_chain(path: str | os.PathLike) -> list[str]:
-    """The absolute path and every symlink hop from it (at most 40)."""
-    hop = os.path.abspath(path)
-    chain = [hop]
-    for _ in range(40):
-        try:
-            if not os.path.islink(hop):
-                break
-            hop = os.path.normpath(os.path.join(os.path.dirname(hop), os.readlink(hop)))
-        except OSError:
-            break
-        chain.append(hop)
-    return chain
-
-
-def output_target(path: str | os.PathLike) -> Path:
-    """The file a write to ``path`` replaces: symlinks resolved, checked before any work.
-
-    Parameters
-    ----------
-    path : str or path-like
-
-    Returns
-    -------
-    Path
-        The resolved target (the final target of a chain of symlinks).
-
-    Raises
-    ------
-    InputError
-        When the target exists but is not a regular file (a directory, device or FIFO: it is never
-        replaced), is a process's stream (``/dev/stdout``, ``/proc/self/fd/1``, even when that
-        leads to a regular file), or its folder does not exist.
-    """
-    name = str(path)
-    target = Path(os.path.realpath(path))
-    if any(hop.startswith(_STREAM_PATHS) for hop in [*_link_chain(path), str(target)]):
-        raise InputError(file=name, message="not a regular file (a process's stream); refusing to replace it",
-                         expected="a path to a regular file")
-    try:
-        mode = os.stat(target).st_mode
-    except FileNotFoundError:
-        mode = None
-    except OSError as err:
-        raise InputError(file=name, message=f"cannot write: {err.strerror or err}") from None
-    if mode is not None and not stat.S_ISREG(mode):
-        raise InputError(file=name, message="not a regular file; refusing to replace it",
-                         expected="a path to a regular file")
-    if not target.parent.is_dir():
-        raise InputError(file=name, message=f"cannot write: no folder {str(target.parent)!r}")
-    return target
-
-
-def _temporary_name(target: Path) -> str:
-    base = target.name if len(os.fsencode(target.name)) <= 200 else "ctxselect-output"
-    return str(target.with_name(f"{base}.{secrets.token_hex(6)}.tmp"))
-
-
-@contextmanager
-def open_atomic(path: str | os.PathLike, *, binary: bool = False) -> Iterator[IO]:
-    """Open ``path`` for writing whole or not at all.
-
-    The handle writes a temporary file next to the target (``NAME.<random>.tmp``, created
-    exclusively) that is renamed over the target when the ``with`` block ends normally and removed
-    on any exception (KeyboardInterrupt included). A new file gets ``0666 & ~umask``, an existing
-    one keeps its mode; a symlink is written through (see :func:`output_target`).
-
-    Parameters
-    ----------
-    path : str or path-like
-    binary : bool
-        A binary handle instead of UTF-8 text.
-
-    Yields
-    ------
-    file object
-
-    Raises
-    ------
-    InputError
-        For a target that is not a regular file, and for any error creating, writing or renaming
-        the file (naming ``path``, never the temporary file).
-    """
-    name = str(path)
-    target = output_target(path)
-    try:
-        keep_mode = stat.S_IMODE(os.stat(target).st_mode)
-    except OSError:
-        keep_mode = None
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
-    for _ in range(100):
-        tmp = _temporary_name(target)
-        try:
-            fd = os.open(tmp, flags, 0o666)  # the umask applies, as it does for any new file
-            break
-        except FileExistsError:
-            continue
-        except OSError as err:
-            raise InputError(file=name, message=f"cannot write: {err.strerror or err}") from None
-    else:  # pragma: no cover - 100 collisions of 48 random bits
-        raise InputError(file=name, message="cannot write: no free temporary name")
-    try:
-        if keep_mode is not None:
-            os.chmod(tmp, keep_mode)
-        with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as handle:
-            fd = -1
-            yield handle
-        os.replace(tmp, target)
-    except BaseException as err:
-        if fd >= 0:
-            os.close(fd)
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(err, OSError) and err.filename in (None, tmp, str(target)):
-            raise InputError(file=name, message=f"cannot write: {err.strerror or err}") from None
-        raise
-
-
-def write_jsonl(path: str | os.PathLike, rows: Iterable[Mapping[str, Any]]) -> int:
-    """Write JSON objects one per line, atomically (see :func:`open_atomic`).
-
-    Parameters
-    ----------
-    path : str or path-like
-    rows : iterable of dict
-
-    Returns
-    -------
-    int
-        The number of rows written.
-
-    Raises
-    ------
-    InputError
-        For a row that cannot be JSON (NaN, a lone surrogate, a set, nesting too deep) and for
-        the target problems :func:`open_atomic` reports; the target is then left as it was.
-    """
-    count = 0
-    with open_atomic(path) as out:
-        for row in rows:
-            try:
-                out.write(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
-            except (TypeError, ValueError, RecursionError) as err:
-                reason = "a lone surrogate in a string" if isinstance(err, UnicodeEncodeError) else err
-                raise InputError(file=str(path), message=f"row {count + 1} cannot be written as JSON ({reason})") from None
-            count += 1
-    return count
 
 
 def write_dump(path: str | os.PathLike, queries: Iterable[Query | Mapping[str, Any]]) -> int:
