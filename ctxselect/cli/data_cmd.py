@@ -1,0 +1,143 @@
+"""``ctxselect gen``, ``audit`` and ``ablate``: synthetic dumps, trace audits and ablation variants."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ctxselect.cli.core import (
+    EXIT_OK,
+    DumpPath,
+    JsonFlag,
+    _check_output,
+    _console,
+    _finite,
+    _guarded,
+    app,
+)
+from ctxselect.cli.terminal import _data, terminal_text
+from ctxselect.errors import InputError
+from ctxselect.evaluate.ablation import ablation_variants
+from ctxselect.evaluate.audit import audit
+from ctxselect.evaluate.generate import GeneratorConfig, generate_queries
+from ctxselect.evaluate.trace import trace
+from ctxselect.model.files import write_jsonl
+from ctxselect.model.io import read_dump, read_jsonl, write_dump
+from ctxselect.selection.api import select
+from ctxselect.selection.solvers.registry import Method
+
+
+@app.command("gen")
+def gen_command(
+    out: Annotated[Path, typer.Argument(help="The dump to write (whole or not at all).", show_default=False)],
+    queries: Annotated[int, typer.Option(min=1)] = 20,
+    candidates: Annotated[int, typer.Option(min=1, help="Candidates per query.")] = 50,
+    words_mean: Annotated[int, typer.Option(min=1, help="Mean words per chunk.")] = 80,
+    words_spread: Annotated[float, typer.Option(min=0, max=1, help="Std of words / mean.")] = 0.5,
+    sources: Annotated[int, typer.Option(min=1)] = 4,
+    source_skew: Annotated[float, typer.Option(min=0, callback=_finite, help="Zipf exponent of source shares.")] = 1.0,
+    required_sources: Annotated[int, typer.Option(min=0)] = 2,
+    aspects: Annotated[int, typer.Option(min=0, help="Required aspects per query.")] = 4,
+    gold_share: Annotated[float, typer.Option(min=0, max=1, help="Share of candidates that are gold.")] = 0.15,
+    duplicate_rate: Annotated[float, typer.Option(min=0, max=1)] = 0.08,
+    conflict_rate: Annotated[float, typer.Option(min=0, max=1, help="Chunks with a conflict field.")] = 0.08,
+    version_rate: Annotated[float, typer.Option(min=0, max=1, help="Chunks that are versions of a doc.")] = 0.08,
+    stale_rate: Annotated[float, typer.Option(min=0, max=1, help="Chunks past their validity window.")] = 0.1,
+    inadmissible_rate: Annotated[float, typer.Option(min=0, max=1)] = 0.05,
+    budget_factor: Annotated[float, typer.Option(min=0.01, callback=_finite,
+                                                 help="Budget = factor x gold tokens.")] = 1.5,
+    embedding_dim: Annotated[int, typer.Option(min=0, help="0: no embeddings.")] = 0,
+    planted_rate: Annotated[float, typer.Option(min=0, max=1, help="Queries with a planted conflicting fact.")] = 0.0,
+    planted_majority_rate: Annotated[float, typer.Option(min=0, max=1, help="Share of plants where the false "
+                                                                           "value is the majority.")] = 0.0,
+    planted_true_copies: Annotated[int, typer.Option(min=1, help="Chunks stating the true value.")] = 2,
+    planted_favour_false: Annotated[float, typer.Option(min=0, max=1, help="Share of plants whose false "
+                                                                          "side is more relevant.")] = 0.5,
+    seed: Annotated[int, typer.Option(min=0)] = 0,
+) -> None:
+    """Write a synthetic candidate dump, deterministic from the seed, with gold labels."""
+    knobs = {k: v for k, v in locals().items() if k != "out"}
+
+    def work() -> int:
+        _check_output(out, [], "OUT")
+        count = write_dump(out, generate_queries(GeneratorConfig(**knobs)))
+        typer.echo(f"wrote {count} queries to {terminal_text(out)}")
+        return EXIT_OK
+
+    _guarded(work)
+
+
+def _read_traces(path: Path):
+    """Lines of a trace file: ``{"trace_id"?, "chunks": [...], "prompts"?: [...]}``."""
+    for line_no, data in read_jsonl(path, what="trace file"):
+        if not isinstance(data, dict) or not isinstance(data.get("chunks"), list):
+            raise InputError(file=str(path), line=line_no, field="chunks",
+                             expected="an object with a list of chunks")
+        name = str(data.get("trace_id", data.get("name", f"line {line_no}")))
+        try:
+            chunks = data["chunks"]
+            if "prompts" in data:
+                chunks = [c.to_dict() for c in trace(chunks, data["prompts"])]
+            yield name, audit(chunks)
+        except InputError as err:
+            raise err.located(file=str(path), line=line_no, query_id=name) from None
+
+
+def _audit(path: Path, as_json: bool) -> int:
+    results = list(_read_traces(path))
+    if not results:
+        raise InputError(file=str(path), message="the trace file holds no trace")
+    if as_json:
+        sys.stdout.write(json.dumps([{"trace_id": n, **r.to_dict()} for n, r in results], indent=2) + "\n")
+        return EXIT_OK
+    console = _console()
+    colour = {"PASS": "green", "WARN": "yellow", "FAIL": "red"}
+    for name, report in results:
+        console.print(f"[bold]{_data(name)}[/bold]  overall {report.overall}/100  "
+                      f"[{colour[report.label]}]{report.label}[/{colour[report.label]}]")
+        for sub in report.subscores:
+            console.print(f"   {sub.name:12s} {sub.score:3d}/100  {_data(sub.finding)}", highlight=False)
+        for line in report.recommendations:
+            console.print(f"   -> {_data(line)}", highlight=False)
+        console.print()
+    return EXIT_OK
+
+
+@app.command("audit")
+def audit_command(
+    traces: Annotated[Path, typer.Argument(help="JSONL: one trace per line, its chunks (observed fields, or "
+                                                 "texts with the trace's `prompts`).", show_default=False)],
+    as_json: JsonFlag = False,
+) -> None:
+    """Audit traces the way RAGScope does: precision, efficiency, uniqueness, coverage, rerank gain."""
+    _guarded(lambda: _audit(traces, as_json))
+
+
+def _ablate(dump: Path, out: Path, method: Method, seed: int, time_limit: float) -> int:
+    _check_output(out, [dump], "--out")
+    queries = list(read_dump(dump))
+    if not queries:
+        raise InputError(file=str(dump), message="the dump holds no query")
+    selections = [select(q.candidates, q.requirements, q.query, method, time_limit=time_limit).ids for q in queries]
+    rows = list(ablation_variants(queries, selections, seed=seed))
+    write_jsonl(out, rows)
+    typer.echo(f"wrote {len(rows)} variants of {len(queries)} queries to {terminal_text(out)}")
+    return EXIT_OK
+
+
+@app.command("ablate")
+def ablate_command(
+    dump: DumpPath,
+    out: Annotated[Path, typer.Option("--out", help="JSONL to write (whole or not at all).", show_default=False)],
+    method: Annotated[Method, typer.Option(help="Selection method for the full context.")] = Method.OPTIMAL,
+    seed: Annotated[int, typer.Option(min=0, help="Seed of the shuffled variant.")] = 0,
+    time_limit: Annotated[float, typer.Option(min=0.001, callback=_finite,
+                                               help="Seconds per query for the optimizer.")] = 1.0,
+) -> None:
+    """Write the ablation variants (full, none, shuffled, truncated half / quarter, reordered) of
+    each query's selection, for your harness to run and diff."""
+    _guarded(lambda: _ablate(dump, out, method, seed, time_limit))

@@ -1,0 +1,152 @@
+"""``ctxselect select`` and ``ctxselect compare``: each query's context in assembly order with the
+gate's verdict, and two selections of one query side by side."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from ctxselect.cli.core import (
+    EXIT_OK,
+    DumpPath,
+    JsonFlag,
+    _check_output,
+    _console,
+    _finite,
+    _guarded,
+    app,
+)
+from ctxselect.cli.terminal import _data
+from ctxselect.errors import InputError
+from ctxselect.model.io import Query, read_dump, write_dump
+from ctxselect.quality.vector import METRIC_NAMES
+from ctxselect.selection.api import Selection, select
+from ctxselect.selection.solvers.registry import Method, Order
+
+
+def _selection_table(query: Query, selection: Selection) -> Table:
+    verdict = "[green]PASS[/green]" if selection.report.passed else "[red]FAIL[/red]"
+    gap = "" if selection.gap is None else f", gap {selection.gap:.2%}"
+    table = Table(title=(f"{_data(query.query_id)}  {selection.method}: {selection.status}{gap}, objective "
+                         f"{selection.objective:.4f}, {selection.tokens}/{query.requirements.token_budget} "
+                         f"tokens, gate {verdict}"), title_justify="left")
+    for column in ("#", "id", "source", "tokens", "relevance"):
+        table.add_column(column, justify="right" if column in ("#", "tokens", "relevance") else "left")
+    by_id = {c.id: c for c in query.candidates}
+    for k, cid in enumerate(selection.ids, start=1):
+        c = by_id[cid]
+        table.add_row(str(k), _data(cid), _data(c.source), str(c.tokens), f"{c.relevance:.3f}")
+    return table
+
+
+def _select_dump(dump: Path, method: Method, order: Order, enforce_gate: bool, time_limit: float,
+                 as_json: bool, out: Path | None, show_excluded: bool) -> int:
+    _check_output(out, [dump], "--out")
+    console = _console()
+    results: list[dict[str, Any]] = []
+    chosen: list[Query] = []
+    n_queries = 0
+    for query in read_dump(dump):
+        selection = select(query.candidates, query.requirements, query.query, method, order=order,
+                           enforce_gate=enforce_gate, time_limit=time_limit)
+        if out is not None:
+            chosen.append(Query(query.query_id, query.query, query.requirements, query.candidates,
+                                query.gold, list(selection.ids), query.extra))
+        if as_json:
+            results.append({"query_id": query.query_id, **selection.to_dict()})
+            n_queries += 1
+            continue
+        console.print(_selection_table(query, selection))
+        for failure in selection.report.failures:
+            console.print(f"  [red]x[/red] {_data(failure.message)}", highlight=False)
+        for line in selection.infeasible:
+            console.print(f"  [yellow]![/yellow] cannot pass: {_data(line)}", highlight=False)
+        if show_excluded:
+            for cid, reason in selection.excluded.items():
+                console.print(f"  - {_data(cid)}: {_data(reason)}", highlight=False)
+        console.print()
+        n_queries += 1
+    if not n_queries:
+        raise InputError(file=str(dump), message="the dump holds no query")
+    if out is not None:
+        write_dump(out, chosen)
+    if as_json:
+        sys.stdout.write(json.dumps({"queries": results}, indent=2) + "\n")
+    return EXIT_OK
+
+
+@app.command("select")
+def select_command(
+    dump: DumpPath,
+    method: Annotated[Method, typer.Option(help="Selection method.")] = Method.OPTIMAL,
+    order: Annotated[Order, typer.Option(help="Assembly order of the selected chunks.")] = Order.EDGES,
+    gate: Annotated[bool, typer.Option("--gate/--no-gate", help="Enforce the quality gate (optimal).")] = True,
+    time_limit: Annotated[float, typer.Option(min=0.001, callback=_finite,
+                                               help="Seconds per query for the optimizer.")] = 1.0,
+    as_json: JsonFlag = False,
+    out: Annotated[Path | None, typer.Option(help="Write the dump back with `selected` filled "
+                                                  "(whole or not at all).")] = None,
+    excluded: Annotated[bool, typer.Option("--excluded", help="List every left-out chunk with its reason.")] = False,
+) -> None:
+    """Select each query's context and print it in assembly order, with the gate's verdict."""
+    _guarded(lambda: _select_dump(dump, method, order, gate, time_limit, as_json, out, excluded))
+
+
+def _compare(dump: Path, query_id: str, a: Method, b: Method, time_limit: float, as_json: bool) -> int:
+    query = next((q for q in read_dump(dump) if q.query_id == query_id), None)
+    if query is None:
+        raise InputError(file=str(dump), query_id=query_id, message="no such query in the dump")
+    sel = {side: select(query.candidates, query.requirements, query.query, m, time_limit=time_limit)
+           for side, m in (("a", a), ("b", b))}
+    if as_json:
+        sys.stdout.write(json.dumps({"query_id": query_id, "a": sel["a"].to_dict(), "b": sel["b"].to_dict(),
+                                     "metric_delta": {k: sel["b"].report.metrics[k] - sel["a"].report.metrics[k]
+                                                      for k in METRIC_NAMES}}, indent=2) + "\n")
+        return EXIT_OK
+    console = _console()
+    pos = {side: {cid: k for k, cid in enumerate(s.ids, start=1)} for side, s in sel.items()}
+    table = Table(title=f"{_data(query_id)}: {a.value} (A) vs {b.value} (B)", title_justify="left")
+    for column in ("id", "source", "tokens", "relevance", "A", "B", "left out because"):
+        table.add_column(column, justify="right" if column in ("tokens", "relevance", "A", "B") else "left")
+    for c in sorted(query.candidates, key=lambda c: -c.relevance):
+        in_a, in_b = pos["a"].get(c.id), pos["b"].get(c.id)
+        why_a, why_b = sel["a"].excluded.get(c.id), sel["b"].excluded.get(c.id)
+        if why_a is not None and why_a == why_b:
+            why = [f"both: {why_a}"]
+        else:
+            why = [f"{side}: {text}" for side, text in (("A", why_a), ("B", why_b)) if text is not None]
+        source = c.source if query.requirements.admits(c.scope) else "(not admitted)"  # the no-echo rule
+        table.add_row(_data(c.id), _data(source), str(c.tokens), f"{c.relevance:.3f}", str(in_a or "-"),
+                      str(in_b or "-"), _data("; ".join(why)))
+    console.print(table)
+    deltas = Table(title="metrics", title_justify="left")
+    for column in ("", "A", "B", "B - A"):
+        deltas.add_column(column, justify="left" if not column else "right")
+    ra, rb = sel["a"].report, sel["b"].report
+    deltas.add_row("objective", f"{sel['a'].objective:.4f}", f"{sel['b'].objective:.4f}",
+                   f"{sel['b'].objective - sel['a'].objective:+.4f}")
+    deltas.add_row("tokens", str(ra.tokens_used), str(rb.tokens_used), f"{rb.tokens_used - ra.tokens_used:+d}")
+    deltas.add_row("gate", "pass" if ra.passed else "fail", "pass" if rb.passed else "fail", "")
+    for name in METRIC_NAMES:
+        deltas.add_row(name, f"{ra.metrics[name]:.3f}", f"{rb.metrics[name]:.3f}",
+                       f"{rb.metrics[name] - ra.metrics[name]:+.3f}")
+    console.print(deltas)
+    return EXIT_OK
+
+
+@app.command("compare")
+def compare_command(
+    dump: DumpPath,
+    query: Annotated[str, typer.Option("--query", help="The query id.", show_default=False)],
+    a: Annotated[Method, typer.Option("--a", help="First method.")] = Method.GREEDY,
+    b: Annotated[Method, typer.Option("--b", help="Second method.")] = Method.OPTIMAL,
+    time_limit: Annotated[float, typer.Option(min=0.001, callback=_finite, help="Seconds for the optimizer.")] = 1.0,
+    as_json: JsonFlag = False,
+) -> None:
+    """Two selections of one query side by side: what each took and left out, and why."""
+    _guarded(lambda: _compare(dump, query, a, b, time_limit, as_json))
