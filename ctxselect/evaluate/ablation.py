@@ -19,8 +19,8 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
-from ctxselect.model.io import Query
 from ctxselect.errors import InputError
+from ctxselect.model.io import Query
 
 __all__ = ["VARIANTS", "ablation_variants"]
 

@@ -18,16 +18,16 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
+from ctxselect._config import TOLERANCE
+from ctxselect.errors import InputError
 from ctxselect.model import validation as checks
 from ctxselect.model.io import Query
-from ctxselect.errors import InputError
 from ctxselect.quality.vector import METRIC_NAMES
 from ctxselect.selection.api import select
 from ctxselect.selection.solvers.registry import Method, parse_choice
-from ctxselect._config import TOLERANCE
 
 __all__ = ["QueryRecord", "MethodSummary", "BenchResult", "run_bench", "summarize", "gold_metrics",
-           "with_budget", "summary_table", "to_markdown", "from_dict"]
+           "with_budget", "summary_table", "to_markdown"]
 
 TIE_TOLERANCE = TOLERANCE
 
@@ -203,7 +203,10 @@ def run_bench(
     if not work:
         raise InputError(field="queries", message="no query to bench")
     records: list[QueryRecord] = []
-    _bench_query(work[0])  # load the kernels and solver once, so no latency includes it
+    # Warm-up: load the kernels and the solver in this process, so no latency measured here (jobs == 1)
+    # includes it. With jobs > 1 the queries run in spawned workers, which do not share this warm-up:
+    # each worker loads them again, inside the latency of the first query it selects.
+    _bench_query(work[0])
     if jobs == 1:
         for k, item in enumerate(work, start=1):
             records.extend(_bench_query(item))
@@ -286,10 +289,3 @@ def to_markdown(result: BenchResult) -> str:
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return "\n".join(lines + ["", caption])
-
-
-def from_dict(data: dict) -> BenchResult:
-    """A :class:`BenchResult` back from :meth:`BenchResult.to_dict` (e.g. a saved ``--json``)."""
-    return BenchResult(methods=data["methods"], records=[QueryRecord(**r) for r in data["records"]],
-                       summaries=[MethodSummary(**s) for s in data["summaries"]],
-                       can_pass=data["queries_that_can_pass"], queries=data["queries"], dumps=data["dumps"])

@@ -1,8 +1,9 @@
 """Token counting for candidates that arrive without a ``tokens`` count.
 
-The default counter needs no model files: it counts words and punctuation marks and scales them
-by 1.3, the usual ratio of BPE tokens to English words, rounding up (and never below 1). It is an
-estimate; pass your tokenizer's counter for exact budgets::
+The default counter needs no model files: it counts words (runs of letters, digits and
+underscores, the regex ``\\w+``; punctuation marks and whitespace are not counted) and scales
+them by 1.3, the usual ratio of BPE tokens to English words, rounding up (and never below 1). It
+is an estimate; pass your tokenizer's counter for exact budgets::
 
     import tiktoken
     enc = tiktoken.get_encoding("cl100k_base")
@@ -27,7 +28,8 @@ TOKENS_PER_WORD = 1.3
 
 
 def default_token_counter(text: str) -> int:
-    """Estimate the tokens of ``text``: ceil(1.3 x words), at least 1."""
+    """Estimate the tokens of ``text``: ceil(1.3 x words), at least 1 (a word is a run of ``\\w``
+    characters; punctuation is not counted)."""
     words = len(_WORD.findall(text))
     return max(1, math.ceil(TOKENS_PER_WORD * words))
 
