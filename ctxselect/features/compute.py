@@ -85,7 +85,7 @@ def signals(
         short chunk changes three shingles (a 25-word chunk falls to ~0.78).
     claims : bool
         Detect free-text claims that disagree (numbers and dates about the same thing), among
-        pairs whose claims share a unit and context words (:mod:`ctxselect.claims`); above
+        pairs whose claims share a unit and context words (:mod:`ctxselect.text.claims`); above
         5,000 candidates, only among chunks that are in a redundancy pair.
     claim_severity : float
         Severity of a claim contradiction (1.0: never both selected).

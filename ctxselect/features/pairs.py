@@ -77,7 +77,7 @@ class Signals:
     similarity : str
         ``"cosine"``, ``"minhash"`` or ``"none"``.
     claim_conflicts, claim_agreements : dict (i, j) -> list of (Claim, Claim)
-        Free-text claims two chunks disagree / agree on (:mod:`ctxselect.claims`).
+        Free-text claims two chunks disagree / agree on (:mod:`ctxselect.text.claims`).
     """
 
     freshness: np.ndarray

@@ -70,7 +70,7 @@ def evaluate_gate(quality: QualityVector, gate: GateThresholds) -> list[GateFail
              f"required sources short of their minimum: {', '.join(starved)}")
     if m["contradiction_density"] > gate.max_contradiction_density + _TOLERANCE:
         pairs, count = quality.conflicting_pairs, max(quality.conflicting_pair_count, len(quality.conflicting_pairs))
-        # the reasons come from ctxselect.conflicts, which quotes no value of an inadmissible chunk
+        # the reasons come from ctxselect.features.contradictions.reasons, which quotes no value of an inadmissible chunk
         shown = "; ".join(f"`{p.a}` vs `{p.b}` ({', '.join(p.reasons)})" for p in pairs[:3])
         more = f" and {count - 3} more" if count > 3 else ""
         fail("max_contradiction_density", "contradiction_density", gate.max_contradiction_density,

@@ -23,7 +23,7 @@ def _listed(values) -> str:
 def describe_conflict(problem: Problem, i: int, j: int) -> str:
     """What chunks i and j disagree on: fields, versions, or numbers in near-duplicate texts.
 
-    Formatted by :mod:`ctxselect.conflicts`' helpers, so nothing of a chunk outside the allowed
+    Formatted by :mod:`ctxselect.features.contradictions.reasons`' helpers, so nothing of a chunk outside the allowed
     scopes is quoted (its id and the field only)."""
     packed = problem.packed
     parts = [why for why, _ in pair_conflicts(packed, i, j)]

@@ -8,7 +8,7 @@ For a selection x (x_i = 1 when chunk i is selected)::
          − Σ_(i,j) x_i·x_j·(w_red·s_ij + w_con·σ_ij + w_doc·[same doc])   penalised pairs
 
 where s_i is the chunk's strength (relevance plus the query signals of
-:mod:`ctxselect.query_terms`, scaled to [0, 1]; plain relevance without a question), p the
+:mod:`ctxselect.features.query_terms`, scaled to [0, 1]; plain relevance without a question), p the
 sharpening exponent and φ_i freshness relative to the freshest candidate (docs/objective.md).
 
 :func:`score` computes F for any subset; every selector and the bench use it, so selections are
@@ -56,7 +56,7 @@ class ObjectiveWeights:
     query_coverage : float
         On the IDF-weighted share of the question's terms covered (needs ``query``).
     expansion, title_link, time_match, source_match : float
-        On each chunk's query signals (:mod:`ctxselect.query_terms`; need ``query``).
+        On each chunk's query signals (:mod:`ctxselect.features.query_terms`; need ``query``).
     same_document : float
         On each selected pair of chunks from the same ``doc_id`` (diversity).
     chunk_cost : float
@@ -226,7 +226,7 @@ def build_problem(
         Chunks outside their validity window at ``now`` are not eligible.
     resolve_by_corroboration : bool
         Drop the less corroborated side of each free-text claim conflict and older versions of a
-        document whose newer version is eligible (:mod:`ctxselect.corroboration`).
+        document whose newer version is eligible (:mod:`ctxselect.selection.corroboration`).
     """
     n = packed.n
     reqs = packed.requirements

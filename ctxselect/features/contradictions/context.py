@@ -11,7 +11,7 @@ their summed severity are *counted* from value codes, never enumerated (docs/con
 No echo of inadmissible content
 -------------------------------
 Every conflict reason is formatted here (:func:`pair_conflicts`, :func:`claim_reason`,
-:func:`stated_figures`); :mod:`ctxselect.reasons` and :mod:`ctxselect.corroboration` reuse these
+:func:`stated_figures`); :mod:`ctxselect.selection.explain` and :mod:`ctxselect.selection.corroboration` reuse these
 helpers. When either chunk of a pair lies outside the query's allowed scopes
 (``packed.admissible`` False), a reason names the field (or "a stated figure") and the chunk ids,
 never a value, a claim, a document or a version label.
