@@ -71,24 +71,6 @@ def test_bench_table_budget_and_plot(generated, tmp_path):
     assert [r.budget for r in scaled.records] == [max(1, round(q.requirements.token_budget * 0.5)) for q in queries]
 
 
-def test_bench_jobs_give_the_same_records(generated):
-    queries = list(ctxselect.read_dump(generated))
-    one = run_bench(queries, ["greedy", "optimal"])
-    two = run_bench(queries, ["greedy", "optimal"], jobs=2)
-    assert [(r.query_id, r.method, r.ids, r.objective) for r in one.records] == \
-        [(r.query_id, r.method, r.ids, r.objective) for r in two.records]
-
-
-def test_gold_metrics_by_hand():
-    query = ctxselect.Query.from_dict({
-        "query_id": "q", "requirements": {"token_budget": 100}, "gold": [["a", "b"], ["c"]],
-        "candidates": [{"id": k, "source": "s", "tokens": 10, "relevance": 0.5} for k in "abcd"]})
-    g = gold_metrics(query, ["d", "a", "c"])
-    assert g["recall"] == 1.0 and g["all_gold"] == 1.0  # the set {c} is fully selected
-    assert g["precision"] == pytest.approx(2 / 3) and g["distractors"] == 1.0
-    assert g["middle_third"] == pytest.approx(0.5)  # a sits in the middle third, c at the end
-
-
 def test_compare(generated):
     query_id = next(ctxselect.read_dump(EXAMPLE)).query_id
     result = runner.invoke(app, ["compare", EXAMPLE, "--query", query_id, "--a", "greedy", "--b", "optimal"])

@@ -3,11 +3,13 @@
 import numpy as np
 import pytest
 from hypothesis import given, settings
-from tests.naive.quality import naive_conflicts
-from tests.strategies import api_chunks, candidate_lists, requirement_dicts
 
 import ctxselect
 from ctxselect.features.compute import ConflictKind, signals
+from ctxselect.packing import pack
+from tests.helpers import MiB, peak_memory
+from tests.naive.quality import naive_conflicts
+from tests.strategies import api_chunks, candidate_lists, requirement_dicts
 
 
 def cand(cid, text="", **kw):
@@ -118,3 +120,21 @@ def test_freshness_outside_window():
                             {"token_budget": 9, "now": "2026-11-01"})
     assert signals(packed).freshness[0] == pytest.approx(np.exp(-0.01))
     assert signals(packed, zero_outside_window=True).freshness[0] == 0.0
+
+
+def test_identical_chunks_give_linear_redundancy_pairs():
+    n = 4000
+    text = ("The support desk handles refund requests within 14 days according to policy and the team "
+            "answered 3,559 people last quarter")
+    packed = pack([{"id": f"c{i}", "source": "s", "tokens": 5, "relevance": 0.5, "text": text} for i in range(n)],
+                  {"token_budget": 100})
+    sig = signals(packed)
+    assert len(sig.redundancy) < 2 * n
+    assert len(sig.contradictions) == 0
+    assert [len(g) for g in sig.duplicate_groups()] == [n]
+    report, peak = peak_memory(lambda: ctxselect.inspect(
+        [{"id": f"c{i}", "source": "s", "tokens": 5, "relevance": 0.5, "text": text} for i in range(n)],
+        {"token_budget": 10 * n}))
+    assert report.conflicting_pair_count == 0
+    assert peak < 64 * MiB
+

@@ -1,4 +1,5 @@
-"""Memory and work bounds of the report layer (issue 11, item 4), and the exact counts they rest on.
+"""Contradictions counted in a context: exact counts against a dense twin, and the memory and work
+bounds of the report layer (issue 11, item 4).
 
 Each bound test fails on the old code for an algorithmic reason (an n x n matrix, claims without a
 cap), measured by allocated memory or by counts, never by wall-clock time. The counting of
@@ -7,22 +8,17 @@ conflicting pairs is checked against a dense O(n²) twin (the old implementation
 
 from __future__ import annotations
 
-import tracemalloc
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ctxselect
-from ctxselect.text import claims as claims_module
 from ctxselect.features.contradictions import context as conflicts
-from ctxselect.text.claims import MAX_CLAIMS_PER_TEXT, extract_claims, find_claim_conflicts
 from ctxselect.features.contradictions import ConflictPair, claim_reason, conflict_pairs, conflict_summary, pair_conflicts
 from ctxselect.packing import NO_CODE, pack
-from ctxselect.features.compute import signals
-
-MiB = 1 << 20
+from ctxselect.text.claims import find_claim_conflicts
+from tests.helpers import MiB, peak_memory
 
 
 # -- the dense twin: the old all-pairs implementation ---------------------------------------------
@@ -135,15 +131,6 @@ def test_many_presence_patterns_fall_back_to_the_blocked_count(monkeypatch):
 
 # -- memory bounds ------------------------------------------------------------------------------
 
-def _peak(work) -> tuple[object, int]:
-    tracemalloc.start()
-    try:
-        result = work()
-        return result, tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-
-
 def test_conflicts_among_60000_chunks_allocate_no_n_by_n_matrix():
     """60,000 chunks with distinct values of one field: 1.8e9 conflicting pairs, counted exactly
     (the old dense matrices needed 3.6 GB each)."""
@@ -151,7 +138,7 @@ def test_conflicts_among_60000_chunks_allocate_no_n_by_n_matrix():
     chunks = [{"id": f"c{i}", "source": "s", "tokens": 1, "relevance": 0.5, "fields": {"k": i},
                "doc_id": f"d{i % 50}", "version": str(i % 3)} for i in range(n)]
     packed = pack(chunks, {"token_budget": 10 * n, "conflict_fields": {"k": 0.5}})
-    summary, peak = _peak(lambda: conflict_summary(packed))
+    summary, peak = peak_memory(lambda: conflict_summary(packed))
     every = n * (n - 1) // 2
     assert summary.count == every
     same_doc_other_version = 50 * (1200 * 1199 // 2 - 3 * (400 * 399 // 2))
@@ -172,81 +159,6 @@ def test_inspect_report_lists_at_most_the_cap_and_counts_all():
     assert report.metrics["contradiction_density"] == pytest.approx(expected / (n * (n - 1) / 2))
     message = next(f.message for f in report.failures if f.condition == "max_contradiction_density")
     assert f"{expected} conflicting pair(s)" in message and f"and {expected - 3} more" in message
-
-
-def _numeric_text(seed: int, size: int) -> str:
-    rng = np.random.default_rng(seed)
-    parts, total = [], 0
-    while total < size:
-        s = (f"In district {int(rng.integers(1, 999))} the census counted {int(rng.integers(1000, 9999999)):,} "
-             f"people and {int(rng.integers(1, 99))} schools. ")
-        parts.append(s)
-        total += len(s)
-    return "".join(parts)
-
-
-def test_claims_of_a_400kb_numeric_text_are_bounded():
-    text = _numeric_text(1, 400_000)  # ~14,000 numbers
-    claims = extract_claims(text)
-    assert len(claims) == MAX_CLAIMS_PER_TEXT
-    assert claims == extract_claims(text[:20_000])  # the earliest ones (20,000 characters hold ~600)
-    head = extract_claims(text[:2000])[:-1]  # the cut may split the last number
-    assert head == claims[:len(head)]
-
-
-def test_two_numeric_near_duplicates_compare_a_bounded_number_of_claims():
-    a = _numeric_text(2, 400_000)
-    b = a[:200] + a[200:].replace("people", "persons", 1)
-    b = b.replace(b[a.index("counted") + 8:a.index(" people")], "1,234,567", 1)
-    (found, agreed), peak = _peak(lambda: find_claim_conflicts([a, b]))
-    aligned = sum(len(v) for v in found.values()) + sum(len(v) for v in agreed.values())
-    assert aligned <= MAX_CLAIMS_PER_TEXT
-    assert sum(len(v) for v in found.values()) >= 1  # the edited first figure is still found
-    assert peak < 32 * MiB
-
-
-def test_a_join_bucket_beyond_its_claim_cap_is_skipped(monkeypatch):
-    monkeypatch.setattr(claims_module, "MAX_BUCKET_CLAIMS", 150)
-    template = " ".join(f"the storm outage in the northern district affected {k} people." for k in range(80))
-    found, agreed = find_claim_conflicts([template, template.replace("affected 3 ", "affected 4 ")])
-    assert not found and not agreed  # 160 claims share one key: boilerplate
-
-
-def test_identical_chunks_give_linear_redundancy_pairs():
-    n = 4000
-    text = ("The support desk handles refund requests within 14 days according to policy and the team "
-            "answered 3,559 people last quarter")
-    packed = pack([{"id": f"c{i}", "source": "s", "tokens": 5, "relevance": 0.5, "text": text} for i in range(n)],
-                  {"token_budget": 100})
-    sig = signals(packed)
-    assert len(sig.redundancy) < 2 * n
-    assert len(sig.contradictions) == 0
-    assert [len(g) for g in sig.duplicate_groups()] == [n]
-    report, peak = _peak(lambda: ctxselect.inspect(
-        [{"id": f"c{i}", "source": "s", "tokens": 5, "relevance": 0.5, "text": text} for i in range(n)],
-        {"token_budget": 10 * n}))
-    assert report.conflicting_pair_count == 0
-    assert peak < 64 * MiB
-
-
-def test_differing_code_pairs_do_not_scan_equal_pairs():
-    """One odd value among 200,000 equal ones: 199,999 pairs, found without the 2e10 equal pairs."""
-    from ctxselect.kernels.pairs import _differing_code_pairs
-    codes = np.zeros(200_000, dtype=np.int64)
-    codes[5] = 1
-    i, j = _differing_code_pairs(codes, np.empty(0, np.int64))
-    assert len(i) == 199_999
-    assert (i[:5] == np.arange(5)).all() and (j[:5] == 5).all() and (i[5:] == 5).all()
-
-
-def test_select_on_identical_chunks_stays_linear_in_memory():
-    n = 4000
-    text = ("The support desk handles refund requests within 14 days according to policy and the team "
-            "answered 3,559 people last quarter")
-    chunks = [{"id": f"c{i}", "source": "s", "tokens": 5, "relevance": 0.5, "text": text} for i in range(n)]
-    selection, peak = _peak(lambda: ctxselect.select(chunks, {"token_budget": 100}, time_limit=1))
-    assert len(selection.ids) == 1
-    assert peak < 64 * MiB
 
 
 @settings(max_examples=200, deadline=None)

@@ -1,108 +1,134 @@
-"""Every signal kernel against its plain-Python twin: fixed, random and edge inputs."""
+"""The MinHash kernels against their plain-Python twins (tests/naive/signals.py), called directly.
+
+Both parallel kernels, ``_signatures`` and ``_all_pairs_above``, are called as the parallel
+dispatchers (``@parallel``: ``prange`` over threads) and as their serial twins, on the same inputs,
+and both must equal the plain-Python twin exactly. The wrappers' choice between them (the
+serial/parallel cut-offs) is checked in tests/features/test_similarity.py. Inputs stay small so
+these tests also run interpreted (``NUMBA_DISABLE_JIT=1``, the CI step that lets coverage see the
+kernel bodies).
+"""
 
 import random
 
 import numpy as np
 import pytest
+
+from ctxselect.kernels.minhash import (
+    EMPTY,
+    _all_pairs_above,
+    _all_pairs_above_serial,
+    _band_keys,
+    _bucket_pairs,
+    _signature_similarity,
+    _signatures,
+    _signatures_serial,
+)
 from tests.naive.signals import (
-    naive_components,
-    naive_cosine_pairs,
-    naive_differing_code_pairs,
-    naive_freshness,
+    naive_band_keys,
+    naive_bucket_pairs,
     naive_jaccard,
+    naive_pairs_above,
+    naive_shingles,
     naive_signature,
     naive_signature_similarity,
-)
-
-from ctxselect.errors import InputError
-from ctxselect.kernels.minhash import EMPTY, _signature_similarity
-from ctxselect.kernels.pairs import _components, _differing_code_pairs, _freshness
-from ctxselect.features.similarity import (
-    cosine_pairs,
-    lsh_bands,
-    minhash_pairs,
-    text_signatures,
+    naive_words,
 )
 
 VOCAB = [f"w{k}" for k in range(60)] + ["ünïcode", "naïve", "2024", "3,559"]
+SIGNATURES = {"parallel": _signatures, "serial": _signatures_serial}
+ALL_PAIRS = {"parallel": _all_pairs_above, "serial": _all_pairs_above_serial}
 
 
 def random_text(rng, words):
     return " ".join(rng.choice(VOCAB) for _ in range(words))
 
 
+def buffer_of(texts):
+    """The kernels' input: lower-cased UTF-8 bytes of all texts, and each text's byte offsets."""
+    encoded = [t.lower().encode("utf-8") for t in texts]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum([len(e) for e in encoded], out=offsets[1:])
+    buf = np.frombuffer(b"".join(encoded) or b"\0", dtype=np.uint8)
+    return buf, offsets
+
+
+def rows_of(sig):
+    return [list(map(int, r)) for r in sig]
+
+
 def as_dict(i, j, w):
     return {(int(a), int(b)): float(x) for a, b, x in zip(i, j, w)}
 
 
-# -- freshness ---------------------------------------------------------------------------------
-@pytest.mark.parametrize("n", [0, 1, 7, 200])
-@pytest.mark.parametrize("zero_outside", [False, True])
-def test_freshness_matches_twin(n, zero_outside):
-    rng = np.random.default_rng(n)
-    decay = rng.uniform(0, 0.05, n)
-    age = rng.uniform(0, 500, n)
-    has = rng.random(n) < 0.7
-    valid = rng.random(n) < 0.8
-    got = _freshness(decay, age, has, valid, 0.25, zero_outside)
-    want = naive_freshness(decay, age, has, valid, 0.25, zero_outside)
-    np.testing.assert_allclose(got, want, rtol=1e-12)
+def signed(texts, k=3, bins=128):
+    sig, _ = _signatures_serial(*buffer_of(texts), k, bins)
+    return sig
 
 
-# -- cosine ------------------------------------------------------------------------------------
-def _assert_pairs_match(got, want, threshold, tol):
-    """Equal pair sets and weights, except pairs within ``tol`` of the threshold (float32)."""
-    for key in set(got) ^ set(want):
-        value = want.get(key, got.get(key))
-        assert abs(value - threshold) <= tol, (key, value)
-    for key in set(got) & set(want):
-        assert got[key] == pytest.approx(want[key], abs=tol)
+EDGE_TEXTS = ["", "   ...  ", "one", "Same words here", "same WORDS here!", "ünïcode naïve 3,559 people",
+              "a b", "x " * 200]
 
 
-@pytest.mark.parametrize("n,dim,threshold,block", [(2, 3, 0.5, 1024), (40, 8, 0.3, 7), (150, 16, 0.2, 64),
-                                                   (150, 16, -1.0, 1024), (33, 4, 0.9, 5)])
-def test_cosine_pairs_match_twin(n, dim, threshold, block):
-    rng = np.random.default_rng(n * dim)
-    emb = rng.normal(size=(n, dim))
-    emb[3 % n] = emb[0] * 2.5  # a parallel copy: cosine 1
-    got = as_dict(*cosine_pairs(emb, threshold, block=block))
-    want = naive_cosine_pairs(emb.tolist(), threshold)
-    _assert_pairs_match(got, want, threshold, 1e-5)
-    keys = list(as_dict(*cosine_pairs(emb, threshold, block=block)))
-    assert keys == sorted(keys)
-
-
-def test_cosine_edges():
-    assert len(cosine_pairs(np.zeros((0, 4)), 0.5)[0]) == 0
-    assert len(cosine_pairs(np.ones((1, 4)), 0.5)[0]) == 0
-    zero = np.array([[0.0, 0.0], [1.0, 0.0], [2.0, 0.0]])
-    assert as_dict(*cosine_pairs(zero, 0.5)) == pytest.approx({(1, 2): 1.0})
-    ties = np.ones((5, 3))
-    assert len(cosine_pairs(ties, 1.0)[0]) == 10  # all equal: every pair, exactly at threshold
-    with pytest.raises(InputError, match="embedding.*NaN or infinity"):
-        cosine_pairs(np.array([[1.0, np.nan], [1.0, 0.0]]), 0.5, ids=("a", "b"))
-
-
-# -- MinHash -----------------------------------------------------------------------------------
-def test_signatures_match_twin_exactly():
+@pytest.mark.parametrize("kernel", SIGNATURES.values(), ids=SIGNATURES.keys())
+@pytest.mark.parametrize("k,bins", [(1, 16), (3, 128), (5, 64)])
+def test_signatures_match_twin_exactly(kernel, k, bins):
     rng = random.Random(3)
-    texts = ["", "   ...  ", "one", "Same words here", "same WORDS here!",
-             "ünïcode naïve 3,559 people"] + [random_text(rng, rng.randint(1, 80)) for _ in range(30)]
-    for k, bins in [(1, 16), (3, 128), (5, 64)]:
-        sig, words = text_signatures(texts, shingle_size=k, bins=bins)
-        for t, text in enumerate(texts):
-            assert sig[t].tolist() == naive_signature(text, k, bins), (t, k)
+    texts = EDGE_TEXTS + [random_text(rng, rng.randint(1, 80)) for _ in range(30)]
+    sig, words = kernel(*buffer_of(texts), k, bins)
+    assert sig.shape == (len(texts), bins) and sig.dtype == np.uint64
+    for t, text in enumerate(texts):
+        assert sig[t].tolist() == naive_signature(text, k, bins), (t, k)
+    assert words.tolist() == [len(naive_words(text)) for text in texts]
+
+
+def test_parallel_and_serial_signatures_are_identical_on_many_texts():
+    """More texts than threads, so ``prange`` splits the rows: each row is still its own text's."""
+    rng = random.Random(8)
+    texts = [random_text(rng, rng.randint(0, 40)) for _ in range(97)]
+    buf, offsets = buffer_of(texts)
+    parallel, parallel_words = _signatures(buf, offsets, 3, 32)
+    serial, serial_words = _signatures_serial(buf, offsets, 3, 32)
+    np.testing.assert_array_equal(parallel, serial)
+    np.testing.assert_array_equal(parallel_words, serial_words)
+    assert rows_of(parallel)[41] == naive_signature(texts[41], 3, 32)
 
 
 def test_signature_similarity_matches_twin():
     rng = random.Random(5)
     texts = [random_text(rng, 40) for _ in range(12)] + [""]
-    sig, _ = text_signatures(texts)
+    sig = signed(texts)
     i, j = np.triu_indices(len(texts), 1)
     got = _signature_similarity(sig, i.astype(np.int64), j.astype(np.int64))
-    rows = [list(map(int, r)) for r in sig]
+    rows = rows_of(sig)
     want = [naive_signature_similarity(rows[a], rows[b]) for a, b in zip(i, j)]
     np.testing.assert_allclose(got, want)
+
+
+def _near_duplicate_texts(seed, n_base, words=30):
+    rng = random.Random(seed)
+    texts = [random_text(rng, words) for _ in range(n_base)]
+    texts += [t + " w1" for t in texts[: n_base // 3]] + ["", ""]
+    return texts
+
+
+@pytest.mark.parametrize("kernel", ALL_PAIRS.values(), ids=ALL_PAIRS.keys())
+@pytest.mark.parametrize("threshold", [0.0, 0.5, 0.9, 1.0])
+def test_all_pairs_above_matches_twin(kernel, threshold):
+    sig = signed(_near_duplicate_texts(2, 40))
+    got = as_dict(*kernel(sig, threshold))
+    want = naive_pairs_above(rows_of(sig), threshold)
+    assert got == want
+    assert list(got) == sorted(got)  # row-major order
+
+
+@pytest.mark.parametrize("kernel", ALL_PAIRS.values(), ids=ALL_PAIRS.keys())
+def test_all_pairs_above_edges(kernel):
+    empty = np.empty((0, 128), dtype=np.uint64)
+    assert len(kernel(empty, 0.5)[0]) == 0
+    one = signed(["a b c d"])
+    assert len(kernel(one, 0.5)[0]) == 0
+    same = signed(["a b c d", "a b c d", "", "a b c d"])
+    assert as_dict(*kernel(same, 1.0)) == {(0, 1): 1.0, (0, 3): 1.0, (1, 3): 1.0}  # the empty text: nothing
 
 
 def test_minhash_estimates_jaccard_within_stated_error():
@@ -115,85 +141,30 @@ def test_minhash_estimates_jaccard_within_stated_error():
         for keep in (1.0, 0.9, 0.7, 0.5, 0.3):
             cut = int(len(words) * keep)
             texts.append(" ".join(words[:cut] + [rng.choice(VOCAB) for _ in range(len(words) - cut)]))
-    sig, _ = text_signatures(texts)
+    sig = signed(texts)
     i, j = np.triu_indices(len(texts), 1)
     est = _signature_similarity(sig, i.astype(np.int64), j.astype(np.int64))
-    exact = np.array([naive_jaccard(texts[a], texts[b], 3) for a, b in zip(i, j)])
+    shingles = [naive_shingles(text, 3) for text in texts]  # naive_jaccard, each text's shingles once
+    exact = np.array([len(shingles[a] & shingles[b]) / len(shingles[a] | shingles[b]) for a, b in zip(i, j)])
+    assert exact[:4].tolist() == [naive_jaccard(texts[0], texts[b], 3) for b in range(1, 5)]
     errors = np.abs(est - exact)
+    assert exact.max() > 0.75 and exact.min() < 0.1  # precondition: the sample spans the range
     assert errors.mean() <= 0.04 and errors.max() <= 0.20, (errors.mean(), errors.max())
-    assert exact.max() > 0.75 and exact.min() < 0.1  # the sample spans the range
 
 
-def test_minhash_pairs_exhaustive_match_twin():
-    rng = random.Random(2)
-    texts = [random_text(rng, 30) for _ in range(25)]
-    texts += [t + " w1" for t in texts[:8]] + ["", ""]
-    sig, _ = text_signatures(texts)
-    got = as_dict(*minhash_pairs(sig, 0.5, exhaustive=True))
-    rows = [list(map(int, r)) for r in sig]
-    want = {}
-    for a in range(len(texts)):
-        for b in range(a + 1, len(texts)):
-            s = naive_signature_similarity(rows[a], rows[b])
-            if s >= 0.5:
-                want[(a, b)] = s
-    assert got == pytest.approx(want)
-    assert all(len(texts[a]) and len(texts[b]) for a, b in got)  # empty texts similar to nothing
+@pytest.mark.parametrize("bands", [1, 4, 32, 128])
+def test_band_keys_match_twin(bands):
+    sig = signed(_near_duplicate_texts(4, 20))
+    assert _band_keys(sig, bands).tolist() == naive_band_keys(rows_of(sig), bands)
 
 
-def test_lsh_is_a_subset_with_high_recall():
-    rng = random.Random(9)
-    base = [random_text(rng, 60) for _ in range(150)]
-    texts = list(base)
-    for text in base[:100]:  # near-duplicates with a few words changed
-        words = text.split()
-        for _ in range(rng.randint(1, 4)):
-            words[rng.randrange(len(words))] = rng.choice(VOCAB)
-        texts.append(" ".join(words))
-    sig, _ = text_signatures(texts)
-    full = as_dict(*minhash_pairs(sig, 0.5, exhaustive=True))
-    lsh = as_dict(*minhash_pairs(sig, 0.5, exhaustive=False))
-    assert set(lsh) <= set(full)
-    assert all(lsh[k] == full[k] for k in lsh)
-    strong = {k for k, v in full.items() if v >= 0.6}
-    assert len(strong) >= 80
-    assert len(strong & set(lsh)) / len(strong) >= 0.95
-    keys = list(lsh)
-    assert keys == sorted(keys)
-
-
-def test_lsh_band_choice():
-    assert lsh_bands(0.5, 128) == 32
-    for t in (0.3, 0.5, 0.7, 0.9):
-        b = lsh_bands(t, 128)
-        assert (1 / b) ** (b / 128) <= 0.85 * t
-
-
-def test_identical_and_empty_texts():
-    sig, words = text_signatures(["a b c d", "a b c d", "", "x"])
-    assert words.tolist() == [4, 4, 0, 1]
-    assert (sig[2] == EMPTY).all()
-    assert as_dict(*minhash_pairs(sig, 0.9)) == {(0, 1): 1.0}
-    assert len(minhash_pairs(text_signatures([])[0].reshape(0, 128), 0.5)[0]) == 0
-
-
-# -- exact pairs and components ------------------------------------------------------------------
-@pytest.mark.parametrize("seed", range(6))
-def test_differing_code_pairs_match_twin(seed):
-    rng = np.random.default_rng(seed)
-    n = [0, 1, 5, 30, 80, 120][seed]
-    codes = rng.integers(-1, 4, n).astype(np.int64)
-    group = rng.integers(-1, 3, n).astype(np.int64)
-    got = list(zip(*_differing_code_pairs(codes, np.empty(0, np.int64))))
-    assert [tuple(map(int, p)) for p in got] == naive_differing_code_pairs(codes.tolist())
-    got = list(zip(*_differing_code_pairs(codes, group)))
-    assert [tuple(map(int, p)) for p in got] == naive_differing_code_pairs(codes.tolist(), group.tolist())
-
-
-@pytest.mark.parametrize("n,m", [(0, 0), (1, 0), (10, 4), (50, 30), (200, 150)])
-def test_components_match_twin(n, m):
-    rng = np.random.default_rng(n + m)
-    i = rng.integers(0, max(n, 1), m).astype(np.int64)
-    j = rng.integers(0, max(n, 1), m).astype(np.int64)
-    got = _components(n, i, j).tolist()
-    assert got == naive_components(n, list(zip(i.tolist(), j.tolist())))
+@pytest.mark.parametrize("max_bucket", [1, 2, 3, 400])
+def test_bucket_pairs_match_twin(max_bucket):
+    rng = np.random.default_rng(max_bucket)
+    keys = rng.integers(0, 6, 40).astype(np.uint64)
+    keys[rng.random(40) < 0.2] = EMPTY  # empty texts share no bucket
+    order = np.argsort(keys, kind="stable")
+    i, j = _bucket_pairs(keys[order], order.astype(np.int64), max_bucket)
+    got = list(zip(i.tolist(), j.tolist()))
+    assert len(got) == len(set(got))  # no pair twice within one band
+    assert set(got) == naive_bucket_pairs([int(k) for k in keys], max_bucket)

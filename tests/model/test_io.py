@@ -1,5 +1,6 @@
-"""Files in and out (issue 11): strict reading of JSONL, and writes that are atomic, keep modes,
-follow symlinks, refuse what is not a regular file and leave no temporary file behind."""
+"""Dumps and files in and out: dumps read, stream and round-trip; strict reading of JSONL (issue 11);
+writes that are atomic, keep modes, follow symlinks, refuse what is not a regular file and leave
+no temporary file behind."""
 
 from __future__ import annotations
 
@@ -14,13 +15,14 @@ import sys
 import threading
 from pathlib import Path
 
+import numpy as np
 import pytest
-from tests.conftest import EXAMPLES, ROOT
 
 import ctxselect
+from ctxselect.errors import InputError
 from ctxselect.model import io as dump_module
 from ctxselect.model.io import open_atomic, output_target, read_jsonl, write_jsonl
-from ctxselect.errors import InputError
+from tests.conftest import EXAMPLES, ROOT
 
 EXAMPLE = EXAMPLES / "support_desk.jsonl"
 ROWS = [{"a": 1}, {"b": "two"}]
@@ -398,3 +400,54 @@ def test_a_dump_round_trips_hostile_strings(tmp_path):
     query = next(ctxselect.read_dump(out))
     assert query.query_id == "q\x00" and [c.id for c in query.candidates] == hostile
     assert json.loads(out.read_text(encoding="utf-8"))["candidates"][4]["text"] == "é"
+
+
+# -- dumps ---------------------------------------------------------------------------------------
+
+def test_example_dump_reads():
+    queries = list(ctxselect.read_dump(EXAMPLE))
+    assert [q.query_id for q in queries] == ["support-refund-annual", "support-billing-status",
+                                             "support-refund-window"]
+    first = queries[0]
+    assert first.requirements.token_budget == 600
+    assert first.selected[0] == "policy-refund-v2"
+    assert first.extra["meta"]["note"].startswith("selected")
+
+
+def test_read_dump_streams(tmp_path):
+    path = tmp_path / "d.jsonl"
+    good = {"query_id": "a", "requirements": {"token_budget": 5},
+            "candidates": [{"id": "x", "source": "s", "tokens": 1, "relevance": 0.1}]}
+    path.write_text(json.dumps(good) + "\n{broken\n")
+    stream = ctxselect.read_dump(path)
+    assert next(stream).query_id == "a"  # the good line arrives before the bad one is read
+    with pytest.raises(ctxselect.InputError, match="line 2"):
+        next(stream)
+
+
+def test_round_trip(tmp_path):
+    queries = list(ctxselect.read_dump(EXAMPLE))
+    out = tmp_path / "copy.jsonl"
+    assert ctxselect.write_dump(out, queries) == 3
+    again = list(ctxselect.read_dump(out))
+    for a, b in zip(queries, again):
+        assert a.requirements == b.requirements
+        assert a.candidates == b.candidates
+        assert (a.selected, a.gold, dict(a.extra)) == (b.selected, b.gold, dict(b.extra))
+        pa, pb = ctxselect.pack(a.candidates, a.requirements), ctxselect.pack(b.candidates, b.requirements)
+        assert ctxselect.inspect(a.candidates, a.requirements).metrics == \
+            ctxselect.inspect(b.candidates, b.requirements).metrics
+        np.testing.assert_array_equal(pa.timestamp, pb.timestamp)
+
+
+def test_write_dump_is_all_or_nothing(tmp_path):
+    out = tmp_path / "out.jsonl"
+    out.write_text("previous content\n")
+    good = {"query_id": "a", "requirements": {"token_budget": 5},
+            "candidates": [{"id": "x", "source": "s", "tokens": 1, "relevance": 0.1}]}
+    bad = dict(good, query_id="b", candidates=[{"id": "x", "source": "s", "tokens": 0, "relevance": 0.1}])
+    with pytest.raises(ctxselect.InputError, match="query 'b'"):
+        ctxselect.write_dump(out, [good, bad])
+    assert out.read_text() == "previous content\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.jsonl"]
+

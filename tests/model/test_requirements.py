@@ -1,4 +1,5 @@
-"""List-valued requirements mean sets: duplicated, reordered or merged lists change nothing.
+"""Requirements: defaults and round trip, and list-valued requirements mean sets: duplicated,
+reordered or merged lists change nothing.
 
 Issue 11's policy bypass: ``allowed_scopes: ["public", "public"]`` admitted the next scope the
 interner met. These properties draw scope, source, aspect and conflict-field lists, reshape them
@@ -11,9 +12,9 @@ import math
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.strategies import ASPECTS, SCOPES, SOURCES, api_chunks, candidate_lists, requirement_dicts
 
 import ctxselect
+from tests.strategies import ASPECTS, SCOPES, SOURCES, api_chunks, candidate_lists, requirement_dicts
 
 METHODS = ["greedy", "topk", "density", "mmr", "optimal"]
 
@@ -96,3 +97,12 @@ def test_the_reported_bypass_is_closed():
         report = ctxselect.inspect(chunks, reqs)
         assert report.metrics["policy_admissibility"] == 0.5 and not report.passed
         assert report.inadmissible_ids == ["int"]
+
+
+def test_requirements_round_trip_and_defaults():
+    reqs = ctxselect.Requirements.from_dict({"budget": 50, "required_aspects": ["x"], "min_freshness": 0.5,
+                                             "gate": {"max_stale_risk": 0.2}})
+    assert reqs.token_budget == 50 and reqs.gate.min_freshness == 0.5 and reqs.gate.max_stale_risk == 0.2
+    assert reqs.gate.min_coverage == 0.80  # article 000's default
+    assert ctxselect.Requirements.from_dict(reqs.to_dict()) == reqs
+

@@ -313,7 +313,7 @@ def test_fallback_says_which_tiers_it_breaks(monkeypatch):
     """When CP-SAT finds nothing in time, the baseline returned names every tier it misses."""
     import math
 
-    import ctxselect.selection.api as selection_module
+    import ctxselect.selection.solvers.tiers as selection_module
     from ctxselect.selection.solvers.cpsat import OptimalResult
 
     monkeypatch.setattr(selection_module, "solve_optimal",

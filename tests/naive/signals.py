@@ -132,3 +132,62 @@ def naive_components(n, edges):
                     stack.append(other)
         next_label += 1
     return labels
+
+
+def naive_pairs_above(rows, threshold):
+    """{(i, j): share of equal bins} for i < j at or above ``threshold``, from signature rows
+    (lists of ints); a row of an empty text (all EMPTY) is similar to nothing."""
+    bins = len(rows[0]) if rows else 0
+    need = math.ceil(threshold * bins - 1e-9)
+    out = {}
+    for i in range(len(rows)):
+        for j in range(i + 1, len(rows)):
+            if rows[i][0] == EMPTY or rows[j][0] == EMPTY:
+                continue
+            same = sum(a == b for a, b in zip(rows[i], rows[j]))
+            if same >= need:
+                out[(i, j)] = same / bins
+    return out
+
+
+def naive_tile_pairs(tile, row_offset, col_offset, threshold):
+    """[(i, j, weight clipped to [0, 1])] of a similarity tile, j > i, row-major order."""
+    out = []
+    for r, row in enumerate(tile):
+        for c, value in enumerate(row):
+            i, j = row_offset + r, col_offset + c
+            if j > i and value >= threshold:
+                out.append((i, j, min(max(value, 0.0), 1.0)))
+    return out
+
+
+def naive_band_keys(rows, bands):
+    """keys[band][t]: a hash of the band's bins of text t's signature; EMPTY for an empty text."""
+    bins = len(rows[0]) if rows else 0
+    per_band = bins // bands if bands else 0
+    keys = [[EMPTY] * len(rows) for _ in range(bands)]
+    for t, row in enumerate(rows):
+        if row[0] == EMPTY:
+            continue
+        for band in range(bands):
+            h = band
+            for r in range(per_band):
+                h = mix64(h ^ row[band * per_band + r])
+            keys[band][t] = h
+    return keys
+
+
+def naive_bucket_pairs(keys, max_bucket):
+    """Pairs (min, max) of texts sharing a key of one band: every pair of a bucket of at most
+    ``max_bucket`` texts, a chain of neighbours (in key order, then position) for a larger one."""
+    buckets = {}
+    for t, key in enumerate(keys):
+        if key != EMPTY:
+            buckets.setdefault(key, []).append(t)
+    out = set()
+    for members in buckets.values():
+        if len(members) <= max_bucket:
+            out.update((a, b) for x, a in enumerate(members) for b in members[x + 1:])
+        else:
+            out.update(zip(members, members[1:]))
+    return out

@@ -3,8 +3,8 @@
 import pytest
 
 import ctxselect
-from ctxselect.text.claims import compare_claims, extract_claims
 from ctxselect.evaluate.generate import generate_queries
+from tests.helpers import SUPERSESSION_BUG
 
 FACT = ("Officials said the storm power outage in the northern district affected {n} people "
         "last week. {tail}")
@@ -15,37 +15,31 @@ def chunk(cid, n, relevance, doc, tail="", source="news"):
             "text": FACT.format(n=n, tail=tail or f"Report {cid} adds local detail.")}
 
 
-def test_extraction_normalises_numbers_and_dates():
-    claims = extract_claims("On March 3, 2021 the fund held 1.5 million dollars, up 4% from 2,000 dollars; "
-                            "in 2020 nothing happened.")
-    values = {(c.kind, c.value) for c in claims}
-    assert ("date", "2021-03-03") in values and ("number", 1_500_000.0) in values
-    assert ("number", 4.0) in values and ("number", 2000.0) in values
-    assert not any(c.value == 2020.0 for c in claims)  # a bare year is not a claim
-    a = extract_claims("the storm outage in the district affected 1,000 people")
-    b = extract_claims("the storm outage in the district affected 1000 people")
-    assert compare_claims(a, b)[0] == [] and len(compare_claims(a, b)[1]) == 1
-
-
 def test_minority_falsehood_loses_even_when_more_relevant():
     cands = [chunk("t1", "3,559", 0.70, "d1"), chunk("t2", "3,559", 0.65, "d2", source="wire"),
              chunk("t3", "3559", 0.60, "d3", source="blog"), chunk("lie", "10,000", 0.95, "d4")]
     sel = ctxselect.select(cands, {"token_budget": 120})
     assert "lie" not in sel.ids and {"t1", "t2", "t3"} & set(sel.ids)
-    reason = sel.excluded["lie"]
-    assert reason.startswith("contradicted by `t") and "states '10,000 people' where" in reason
-    assert "3 chunk(s) state '3,559 people'" in reason or "3 chunk(s) state '3559 people'" in reason
-    assert reason.endswith("(this side: 1 chunk(s))")
+    assert sel.excluded["lie"] == ("contradicted by `t1`: states '10,000 people' where 3 chunk(s) state "
+                                   "'3,559 people' (this side: 1 chunk(s))")  # the first pair's wording
     plain = ctxselect.select(cands, {"token_budget": 120}, method="greedy", resolve_by_corroboration=False)
     assert "lie" in plain.ids  # without corroboration, relevance decides
 
 
 def test_copies_in_one_document_count_once():
-    cands = [chunk("t1", "3,559", 0.6, "same"), chunk("t2", "3,559", 0.6, "same"),
-             chunk("lie", "10,000", 0.9, "other")]
-    sel = ctxselect.select(cands, {"token_budget": 200})
-    assert "lie" not in sel.ids or not ({"t1", "t2"} & set(sel.ids))  # never both sides
-    assert "unresolved" in " ".join(sel.excluded.values()) or "contradicted" in " ".join(sel.excluded.values())
+    """Two copies stating 3,559 (relevance 0.6 each) against one chunk stating 10,000 (0.9).
+    In one document the copies weigh 0.6, once: the other side's 0.9 is more than MARGIN (1.25)
+    times that, so the copies lose. In two documents they weigh 1.2 from two documents, and win."""
+    copies = [chunk("t1", "3,559", 0.6, "same"), chunk("t2", "3,559", 0.6, "same")]
+    sel = ctxselect.select(copies + [chunk("lie", "10,000", 0.9, "other")], {"token_budget": 200})
+    assert sel.ids == ["lie"]
+    lost = "contradicted by `lie`: states '3,559 people' where 1 chunk(s) state '10,000 people' (this side: 2 chunk(s))"
+    assert sel.excluded == {"t1": lost, "t2": lost}
+    apart = [chunk("t1", "3,559", 0.6, "d1"), chunk("t2", "3,559", 0.6, "d2")]
+    sel = ctxselect.select(apart + [chunk("lie", "10,000", 0.9, "other")], {"token_budget": 200})
+    assert sel.ids == ["t1"] and sel.excluded["t2"].startswith("redundant with `t1`")
+    assert sel.excluded["lie"] == ("contradicted by `t1`: states '10,000 people' where 2 chunk(s) state "
+                                   "'3,559 people' (this side: 1 chunk(s))")
 
 
 def test_even_split_is_unresolved():
@@ -69,8 +63,9 @@ def test_inspect_lists_free_text_conflicts():
                                {"token_budget": 200})
     assert report.metrics["contradiction_density"] == 1.0
     assert report.conflicting_pairs[0].reasons == ("claim: '3,559 people' vs '10,000 people'",)
-    assert "claim: '3,559 people' vs '10,000 people'" in report.failures[-1].message or any(
-        "claim" in f.message for f in report.failures)
+    assert [(f.condition, f.message) for f in report.failures] == [
+        ("max_contradiction_density", "contradiction density 1.000 is above 0.000: 1 conflicting pair(s): "
+                                      "`a` vs `b` (claim: '3,559 people' vs '10,000 people')")]
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -92,3 +87,21 @@ def test_the_same_value_in_other_words_supports_a_side():
     sel = ctxselect.select(cands, {"token_budget": 200})
     assert "copy" not in sel.ids and "orig" in sel.ids
     assert "2 chunk(s) state '3,559 people'" in sel.excluded["copy"]
+
+
+@pytest.mark.xfail(strict=True, reason=SUPERSESSION_BUG)
+def test_an_older_version_is_superseded_whenever_a_newer_one_is_eligible():
+    """v3 is internal (inadmissible), v2 public: v1 must give way to v2 in any order of the
+    candidates (today it does when v3 is listed first, not when v3 is listed last)."""
+    versions = [{"id": f"v{k}", "source": "policy", "tokens": 20, "relevance": r, "doc_id": "d",
+                 "version": str(k), "scope": scope, "text": f"rules, edition {k}"}
+                for k, r, scope in [(1, 0.9, "public"), (2, 0.5, "public"), (3, 0.5, "internal")]]
+    reqs = {"token_budget": 200, "allowed_scopes": ["public"]}
+    outcomes = []
+    for order in [(2, 0, 1), (0, 1, 2)]:
+        for method in ("greedy", "optimal"):
+            sel = ctxselect.select([versions[k] for k in order], reqs, method=method)
+            outcomes.append((order, method, sel.ids, sel.excluded.get("v1")))
+    superseded = "superseded by `v2` (a newer version of the same document)"
+    assert outcomes == [(order, method, ["v2"], superseded)
+                        for order in [(2, 0, 1), (0, 1, 2)] for method in ("greedy", "optimal")]

@@ -1,0 +1,36 @@
+"""`ctxselect ablate` and `ctxselect audit` through CliRunner."""
+
+import json
+
+from typer.testing import CliRunner
+
+from ctxselect.cli.core import app
+from tests.conftest import EXAMPLES
+
+runner = CliRunner()
+EXAMPLE = str(EXAMPLES / "support_desk.jsonl")
+
+
+def test_ablate_and_audit_commands(tmp_path):
+    out = tmp_path / "ablate.jsonl"
+    result = runner.invoke(app, ["ablate", EXAMPLE, "--out", str(out), "--seed", "1"])
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert {r["variant"] for r in rows} == {"full", "none", "shuffled", "truncated_half", "truncated_quarter",
+                                             "reordered"}
+    traces = tmp_path / "traces.jsonl"
+    traces.write_text(json.dumps({"trace_id": "t1", "chunks": [{"id": "a", "text": "alpha beta", "rank": 1},
+                                                                {"id": "b", "text": "gamma", "rank": 2}],
+                                  "prompts": ["Context: alpha beta"]}) + "\n" +
+                      json.dumps({"trace_id": "t2", "chunks": [{"id": "x", "rank_retrieval": 1, "tokens": 5,
+                                                                "in_context": True, "context_position": 0}]}) + "\n")
+    result = runner.invoke(app, ["audit", str(traces)])
+    assert result.exit_code == 0, result.output
+    assert "t1" in result.output and "Reduce TOP_K 2→3" in result.output
+    data = json.loads(runner.invoke(app, ["audit", str(traces), "--json"]).stdout)
+    assert data[1]["label"] == "PASS" and data[0]["subscores"]["precision"]["score"] == 50
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"chunks": [{"id": "a", "tokens": -1}]}\n')
+    result = runner.invoke(app, ["audit", str(bad)])
+    assert result.exit_code == 2 and "line 1" in result.stderr and "field 'tokens'" in result.stderr
+

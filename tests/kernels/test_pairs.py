@@ -1,0 +1,68 @@
+"""The array kernels of ctxselect/kernels/pairs.py against their plain-Python twins
+(tests/naive/signals.py): freshness, threshold extraction from a similarity tile, exact
+differing-code pairs, connected components. Called directly, so they also run interpreted
+(``NUMBA_DISABLE_JIT=1``)."""
+
+import numpy as np
+import pytest
+
+from ctxselect.kernels.pairs import _components, _differing_code_pairs, _freshness, _upper_pairs_above
+from tests.naive.signals import naive_components, naive_differing_code_pairs, naive_freshness, naive_tile_pairs
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 200])
+@pytest.mark.parametrize("zero_outside", [False, True])
+def test_freshness_matches_twin(n, zero_outside):
+    rng = np.random.default_rng(n)
+    decay = rng.uniform(0, 0.05, n)
+    age = rng.uniform(0, 500, n)
+    has = rng.random(n) < 0.7
+    valid = rng.random(n) < 0.8
+    got = _freshness(decay, age, has, valid, 0.25, zero_outside)
+    want = naive_freshness(decay, age, has, valid, 0.25, zero_outside)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_differing_code_pairs_match_twin(seed):
+    rng = np.random.default_rng(seed)
+    n = [0, 1, 5, 30, 80, 120][seed]
+    codes = rng.integers(-1, 4, n).astype(np.int64)
+    group = rng.integers(-1, 3, n).astype(np.int64)
+    got = list(zip(*_differing_code_pairs(codes, np.empty(0, np.int64))))
+    assert [tuple(map(int, p)) for p in got] == naive_differing_code_pairs(codes.tolist())
+    got = list(zip(*_differing_code_pairs(codes, group)))
+    assert [tuple(map(int, p)) for p in got] == naive_differing_code_pairs(codes.tolist(), group.tolist())
+
+
+@pytest.mark.parametrize("n,m", [(0, 0), (1, 0), (10, 4), (50, 30), (200, 150)])
+def test_components_match_twin(n, m):
+    rng = np.random.default_rng(n + m)
+    i = rng.integers(0, max(n, 1), m).astype(np.int64)
+    j = rng.integers(0, max(n, 1), m).astype(np.int64)
+    got = _components(n, i, j).tolist()
+    assert got == naive_components(n, list(zip(i.tolist(), j.tolist())))
+
+
+def test_differing_code_pairs_do_not_scan_equal_pairs():
+    """One odd value among 200,000 equal ones: 199,999 pairs, found without the 2e10 equal pairs."""
+    codes = np.zeros(200_000, dtype=np.int64)
+    codes[5] = 1
+    i, j = _differing_code_pairs(codes, np.empty(0, np.int64))
+    assert len(i) == 199_999
+    assert (i[:5] == np.arange(5)).all() and (j[:5] == 5).all() and (i[5:] == 5).all()
+
+
+@pytest.mark.parametrize("rows,cols,row_offset,col_offset", [(1, 1, 0, 0), (7, 7, 0, 0), (5, 12, 3, 3),
+                                                             (4, 9, 0, 2), (6, 3, 9, 0), (0, 4, 0, 0)])
+@pytest.mark.parametrize("threshold", [-1.0, 0.0, 0.3, 1.0])
+def test_upper_pairs_above_matches_twin(rows, cols, row_offset, col_offset, threshold):
+    rng = np.random.default_rng(rows * 31 + cols)
+    tile = rng.uniform(-1.2, 1.2, (rows, cols)).astype(np.float32)  # float32 as BLAS gives, beyond [-1, 1]
+    if rows and cols:
+        tile[0, -1] = threshold  # exactly at the threshold: kept
+    i, j, w = _upper_pairs_above(tile, row_offset, col_offset, np.float32(threshold))
+    got = list(zip(i.tolist(), j.tolist(), w.tolist()))
+    want = naive_tile_pairs(tile.tolist(), row_offset, col_offset, float(np.float32(threshold)))
+    assert [(a, b) for a, b, _ in got] == [(a, b) for a, b, _ in want]
+    assert [x for _, _, x in got] == [x for _, _, x in want]  # float32 values, clipped, exactly

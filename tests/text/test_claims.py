@@ -1,0 +1,59 @@
+"""Free-text claims: extraction, normalisation, and the bounds on how many are read and compared."""
+
+import numpy as np
+
+from ctxselect.text import claims as claims_module
+from ctxselect.text.claims import MAX_CLAIMS_PER_TEXT, compare_claims, extract_claims, find_claim_conflicts
+from tests.helpers import MiB, peak_memory
+
+
+def test_extraction_normalises_numbers_and_dates():
+    claims = extract_claims("On March 3, 2021 the fund held 1.5 million dollars, up 4% from 2,000 dollars; "
+                            "in 2020 nothing happened.")
+    values = {(c.kind, c.value) for c in claims}
+    assert ("date", "2021-03-03") in values and ("number", 1_500_000.0) in values
+    assert ("number", 4.0) in values and ("number", 2000.0) in values
+    assert not any(c.value == 2020.0 for c in claims)  # a bare year is not a claim
+    a = extract_claims("the storm outage in the district affected 1,000 people")
+    b = extract_claims("the storm outage in the district affected 1000 people")
+    assert compare_claims(a, b)[0] == [] and len(compare_claims(a, b)[1]) == 1
+
+
+
+def _numeric_text(seed: int, size: int) -> str:
+    rng = np.random.default_rng(seed)
+    parts, total = [], 0
+    while total < size:
+        s = (f"In district {int(rng.integers(1, 999))} the census counted {int(rng.integers(1000, 9999999)):,} "
+             f"people and {int(rng.integers(1, 99))} schools. ")
+        parts.append(s)
+        total += len(s)
+    return "".join(parts)
+
+
+def test_claims_of_a_400kb_numeric_text_are_bounded():
+    text = _numeric_text(1, 400_000)  # ~14,000 numbers
+    claims = extract_claims(text)
+    assert len(claims) == MAX_CLAIMS_PER_TEXT
+    assert claims == extract_claims(text[:20_000])  # the earliest ones (20,000 characters hold ~600)
+    head = extract_claims(text[:2000])[:-1]  # the cut may split the last number
+    assert head == claims[:len(head)]
+
+
+def test_two_numeric_near_duplicates_compare_a_bounded_number_of_claims():
+    a = _numeric_text(2, 400_000)
+    b = a[:200] + a[200:].replace("people", "persons", 1)
+    b = b.replace(b[a.index("counted") + 8:a.index(" people")], "1,234,567", 1)
+    (found, agreed), peak = peak_memory(lambda: find_claim_conflicts([a, b]))
+    aligned = sum(len(v) for v in found.values()) + sum(len(v) for v in agreed.values())
+    assert aligned <= MAX_CLAIMS_PER_TEXT
+    assert sum(len(v) for v in found.values()) >= 1  # the edited first figure is still found
+    assert peak < 32 * MiB
+
+
+def test_a_join_bucket_beyond_its_claim_cap_is_skipped(monkeypatch):
+    monkeypatch.setattr(claims_module, "MAX_BUCKET_CLAIMS", 150)
+    template = " ".join(f"the storm outage in the northern district affected {k} people." for k in range(80))
+    found, agreed = find_claim_conflicts([template, template.replace("affected 3 ", "affected 4 ")])
+    assert not found and not agreed  # 160 claims share one key: boilerplate
+
