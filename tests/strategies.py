@@ -192,3 +192,51 @@ def random_instance(seed: int, n_min: int = 1, n_max: int = 12, gate_loose: bool
 def selection_instances(draw, n_min: int = 1, n_max: int = 12, gate_loose: bool | None = None):
     """Hypothesis strategy of (candidates, requirements, weights): the same shapes, drawn."""
     return build_instance(_HypothesisDraws(draw), n_min, n_max, gate_loose)
+
+
+# -- contradictions in a context, and reshaped lists ------------------------------------------------
+
+CLAIM_SENTENCE = "the storm outage in the northern district affected {} people"
+
+
+@st.composite
+def conflict_inputs(draw):
+    """(chunks, requirements, mask) for contradiction counting: conflict fields with severities, doc
+    versions, claim sentences that agree or disagree, scopes, and a selection mask."""
+    n = draw(st.integers(0, 22))
+    n_fields = draw(st.integers(0, 4))
+    names = [f"f{k}" for k in range(n_fields)]
+    severities = {name: draw(st.sampled_from([0.25, 0.5, 0.5, 1.0, 0.7])) for name in names}
+    chunks = []
+    for i in range(n):
+        fields = {}
+        for name in names:
+            value = draw(st.one_of(st.none(), st.integers(0, 2)))
+            if value is not None:
+                fields[name] = value
+        c = {"id": f"c{i}", "source": "s", "tokens": 5, "relevance": 0.5, "fields": fields,
+             "scope": draw(st.sampled_from(["public", "public", "internal"]))}
+        if draw(st.booleans()):
+            c["doc_id"] = draw(st.sampled_from(["d1", "d2"]))
+            if draw(st.integers(0, 3)):
+                c["version"] = draw(st.sampled_from(["1", "2", "3"]))
+        if draw(st.integers(0, 2)) == 0:
+            c["text"] = CLAIM_SENTENCE.format(draw(st.sampled_from(["3,559", "10,000", "42"])))
+        chunks.append(c)
+    reqs = {"token_budget": 1000, "conflict_fields": severities, "allowed_scopes": ["public"],
+            "version_conflicts": draw(st.booleans()),
+            "version_conflict_severity": draw(st.sampled_from([1.0, 0.5, 0.25]))}
+    mask = np.array([draw(st.booleans()) or i % 3 == 0 for i in range(n)], dtype=bool)
+    return chunks, reqs, mask
+
+
+@st.composite
+def reshaped(draw, items):
+    """``items`` with duplicates added, shuffled, and merged with a sub-list of itself."""
+    items = list(items)
+    if not items:
+        return items
+    dup = draw(st.lists(st.sampled_from(items), max_size=4))
+    merged = items + dup + items[: draw(st.integers(0, len(items)))]
+    return draw(st.permutations(merged))
+

@@ -4,12 +4,12 @@ import json
 
 import numpy as np
 import pytest
-from tests.conftest import EXAMPLES
 from typer.testing import CliRunner
 
 import ctxselect
-from ctxselect.evaluate.bench import gold_metrics, run_bench
 from ctxselect.cli.core import app
+from ctxselect.evaluate.bench import gold_metrics, run_bench
+from tests.conftest import EXAMPLES
 
 runner = CliRunner()
 EXAMPLE = str(EXAMPLES / "support_desk.jsonl")

@@ -2,10 +2,10 @@
 
 import json
 
-from tests.conftest import EXAMPLES
 from typer.testing import CliRunner
 
 from ctxselect.cli.core import app
+from tests.conftest import EXAMPLES
 
 runner = CliRunner()
 EXAMPLE = str(EXAMPLES / "support_desk.jsonl")

@@ -2,11 +2,11 @@
 
 import json
 
-from tests.conftest import EXAMPLES
 from typer.testing import CliRunner
 
 import ctxselect
 from ctxselect.cli.core import app
+from tests.conftest import EXAMPLES
 
 runner = CliRunner()
 EXAMPLE = str(EXAMPLES / "support_desk.jsonl")

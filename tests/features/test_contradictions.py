@@ -14,12 +14,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ctxselect
+from ctxselect.features.contradictions import (
+    ConflictPair,
+    claim_reason,
+    conflict_pairs,
+    conflict_summary,
+    pair_conflicts,
+)
 from ctxselect.features.contradictions import context as conflicts
-from ctxselect.features.contradictions import ConflictPair, claim_reason, conflict_pairs, conflict_summary, pair_conflicts
 from ctxselect.packing import NO_CODE, pack
 from ctxselect.text.claims import find_claim_conflicts
 from tests.helpers import MiB, peak_memory
-
+from tests.strategies import conflict_inputs
 
 # -- the dense twin: the old all-pairs implementation ---------------------------------------------
 
@@ -51,38 +57,6 @@ def dense_conflict_pairs(packed, mask=None, claim_severity=1.0) -> list[Conflict
         found.setdefault((i, j), []).extend((claim_reason(packed, i, j, ca, cb), claim_severity) for ca, cb in pairs)
     return [ConflictPair(packed.ids[i], packed.ids[j], max(s for _, s in why), tuple(w for w, _ in why))
             for (i, j), why in sorted(found.items())]
-
-
-SENTENCE = "the storm outage in the northern district affected {} people"
-
-
-@st.composite
-def conflict_inputs(draw):
-    n = draw(st.integers(0, 22))
-    n_fields = draw(st.integers(0, 4))
-    names = [f"f{k}" for k in range(n_fields)]
-    severities = {name: draw(st.sampled_from([0.25, 0.5, 0.5, 1.0, 0.7])) for name in names}
-    chunks = []
-    for i in range(n):
-        fields = {}
-        for name in names:
-            value = draw(st.one_of(st.none(), st.integers(0, 2)))
-            if value is not None:
-                fields[name] = value
-        c = {"id": f"c{i}", "source": "s", "tokens": 5, "relevance": 0.5, "fields": fields,
-             "scope": draw(st.sampled_from(["public", "public", "internal"]))}
-        if draw(st.booleans()):
-            c["doc_id"] = draw(st.sampled_from(["d1", "d2"]))
-            if draw(st.integers(0, 3)):
-                c["version"] = draw(st.sampled_from(["1", "2", "3"]))
-        if draw(st.integers(0, 2)) == 0:
-            c["text"] = SENTENCE.format(draw(st.sampled_from(["3,559", "10,000", "42"])))
-        chunks.append(c)
-    reqs = {"token_budget": 1000, "conflict_fields": severities, "allowed_scopes": ["public"],
-            "version_conflicts": draw(st.booleans()),
-            "version_conflict_severity": draw(st.sampled_from([1.0, 0.5, 0.25]))}
-    mask = np.array([draw(st.booleans()) or i % 3 == 0 for i in range(n)], dtype=bool)
-    return chunks, reqs, mask
 
 
 @settings(max_examples=300, deadline=None)

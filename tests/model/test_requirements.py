@@ -14,20 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ctxselect
-from tests.strategies import ASPECTS, SCOPES, SOURCES, api_chunks, candidate_lists, requirement_dicts
+from tests.strategies import ASPECTS, SCOPES, SOURCES, api_chunks, candidate_lists, requirement_dicts, reshaped
 
 METHODS = ["greedy", "topk", "density", "mmr", "optimal"]
-
-
-@st.composite
-def reshaped(draw, items):
-    """``items`` with duplicates added, shuffled, and merged with a sub-list of itself."""
-    items = list(items)
-    if not items:
-        return items
-    dup = draw(st.lists(st.sampled_from(items), max_size=4))
-    merged = items + dup + items[: draw(st.integers(0, len(items)))]
-    return draw(st.permutations(merged))
 
 
 def _unlisted_admitted(chunks, allowed):

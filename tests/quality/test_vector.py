@@ -5,10 +5,10 @@ import math
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.naive.quality import naive_metrics
-from tests.strategies import api_chunks, candidate_lists, requirement_dicts
 
 import ctxselect
+from tests.naive.quality import naive_metrics
+from tests.strategies import api_chunks, candidate_lists, requirement_dicts
 
 RANGES = {
     "coverage": (0, 1), "coverage_weighted": (0, 1), "token_utilization": (0, math.inf),

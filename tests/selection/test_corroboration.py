@@ -51,8 +51,8 @@ def test_even_split_is_unresolved():
                                  "'10,000 people' (1 supporting chunk(s)), an even split; neither side is "
                                  "corroborated, both are left out")
     assert sel.excluded["b"].startswith("unresolved conflict with `a`")
-    from ctxselect.selection.corroboration import resolve_conflicts
     from ctxselect.selection.api import prepare
+    from ctxselect.selection.corroboration import resolve_conflicts
     problem = prepare(cands, {"token_budget": 200})
     kept = resolve_conflicts(problem.packed, problem.signals, problem.packed.admissible, drop_unresolved=False)
     assert list(kept.unresolved) == [(0, 1)] and not kept.losers
