@@ -21,7 +21,7 @@ import typer.main
 from typer.testing import CliRunner
 
 import ctxselect
-from ctxselect.cli.core import app, terminal_text
+from ctxselect.cli.core import app
 from tests.conftest import EXAMPLES, ROOT
 
 runner = CliRunner()
@@ -417,16 +417,6 @@ def test_every_command_of_the_app_meets_hostile_input(tmp_path):
 
 
 # -- what the cases rely on ------------------------------------------------------------------------
-
-
-def test_terminal_text_escapes_exactly_the_non_printable():
-    assert terminal_text("plain [red]x[/red] é 漢字 😀") == "plain [red]x[/red] é 漢字 😀"
-    assert terminal_text("a\nb\rc\td") == "a\\nb\\rc\\td"
-    assert terminal_text("\x00\x1b\x7f\x85\x9b") == "\\x00\\x1b\\x7f\\x85\\x9b"
-    bidi = "".join(chr(c) for c in [*range(0x202A, 0x202F), *range(0x2066, 0x206A)])
-    assert terminal_text(bidi) == "".join(f"\\u{c:04x}" for c in [*range(0x202A, 0x202F), *range(0x2066, 0x206A)])
-    assert terminal_text("\u2028\u2029\ud800\U000e0001") == "\\u2028\\u2029\\ud800\\U000e0001"
-    assert terminal_text(Path("x\ny")) == "x\\ny"
 
 
 def test_json_output_stays_json_with_hostile_ids(tmp_path):

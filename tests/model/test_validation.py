@@ -339,20 +339,3 @@ def test_tiny_relevance_keeps_the_freshness_gate():
     sel = ctxselect.select(chunks, {"token_budget": 100, "now": "2026-01-02", "min_coverage": 0})
     assert sel.ids == ["fresh"] and sel.relaxed == [] and sel.infeasible == []
     assert sel.report.passed
-
-
-def test_fallback_says_which_tiers_it_breaks(monkeypatch):
-    """When CP-SAT finds nothing in time, the baseline returned names every tier it misses."""
-    import math
-
-    import ctxselect.selection.solvers.tiers as selection_module
-    from ctxselect.selection.solvers.cpsat import OptimalResult
-
-    monkeypatch.setattr(selection_module, "solve_optimal",
-                        lambda problem, **kw: OptimalResult(None, "unknown", math.inf, -math.inf, True, {}))
-    chunks = [{"id": f"p{k}", "source": "policy", "tokens": 30, "relevance": 0.9} for k in range(3)]
-    chunks.append({"id": "st", "source": "status", "tokens": 30, "relevance": 0.1})
-    sel = ctxselect.select(chunks, {"token_budget": 90, "required_sources": ["status"], "min_coverage": 0})
-    assert sel.status == "fallback"
-    assert "sources" in sel.relaxed and "st" not in sel.ids
-    assert "does not meet" in sel.status_reason and "sources" in sel.status_reason

@@ -1,4 +1,4 @@
-"""`ctxselect select` through typer's CliRunner: tables, JSON equal to the library, --out."""
+"""`ctxselect select` and `compare` through typer's CliRunner: tables, JSON equal to the library, --out."""
 
 import json
 
@@ -51,3 +51,12 @@ def test_select_bad_arguments_and_input(tmp_path):
     assert result.stderr.startswith("ctxselect: error: ") and result.stderr.count("\n") == 1
     assert "candidate 'a', field 'source'" in result.stderr
     assert not out.exists()
+
+
+def test_compare():
+    query_id = next(ctxselect.read_dump(EXAMPLE)).query_id
+    result = runner.invoke(app, ["compare", EXAMPLE, "--query", query_id, "--a", "greedy", "--b", "optimal"])
+    assert result.exit_code == 0, result.output
+    assert "both: inadmissible" in result.output and "B - A" in result.output
+    data = json.loads(runner.invoke(app, ["compare", EXAMPLE, "--query", query_id, "--json"]).stdout)
+    assert data["a"]["method"] == "greedy" and data["b"]["method"] == "optimal"

@@ -1,9 +1,10 @@
-"""`ctxselect ablate` and `ctxselect audit` through CliRunner."""
+"""`ctxselect gen`, `ablate` and `audit` through CliRunner."""
 
 import json
 
 from typer.testing import CliRunner
 
+import ctxselect
 from ctxselect.cli.core import app
 from tests.conftest import EXAMPLES
 
@@ -34,3 +35,15 @@ def test_ablate_and_audit_commands(tmp_path):
     result = runner.invoke(app, ["audit", str(bad)])
     assert result.exit_code == 2 and "line 1" in result.stderr and "field 'tokens'" in result.stderr
 
+
+def test_gen_is_deterministic_and_labelled(generated, tmp_path):
+    again = tmp_path / "again.jsonl"
+    assert runner.invoke(app, ["gen", str(again), "--queries", "4", "--candidates", "30", "--seed", "5"]).exit_code == 0
+    assert again.read_text() == generated.read_text()
+    queries = list(ctxselect.read_dump(generated))
+    assert len(queries) == 4 and all(len(q.candidates) == 30 and q.gold for q in queries)
+    other = tmp_path / "other.jsonl"
+    runner.invoke(app, ["gen", str(other), "--queries", "4", "--candidates", "30", "--seed", "6",
+                        "--embedding-dim", "8"])
+    assert other.read_text() != generated.read_text()
+    assert len(next(ctxselect.read_dump(other)).candidates[0].embedding) == 8

@@ -1,4 +1,4 @@
-"""`ctxselect bench`, `compare` and `gen` through CliRunner; bench figures equal the library's."""
+"""`ctxselect bench` through CliRunner: figures equal the library's; the budget scale and the plot."""
 
 import json
 
@@ -13,27 +13,6 @@ from tests.conftest import EXAMPLES
 
 runner = CliRunner()
 EXAMPLE = str(EXAMPLES / "support_desk.jsonl")
-
-
-@pytest.fixture(scope="module")
-def generated(tmp_path_factory):
-    path = tmp_path_factory.mktemp("gen") / "gen.jsonl"
-    result = runner.invoke(app, ["gen", str(path), "--queries", "4", "--candidates", "30", "--seed", "5"])
-    assert result.exit_code == 0, result.output
-    return path
-
-
-def test_gen_is_deterministic_and_labelled(generated, tmp_path):
-    again = tmp_path / "again.jsonl"
-    assert runner.invoke(app, ["gen", str(again), "--queries", "4", "--candidates", "30", "--seed", "5"]).exit_code == 0
-    assert again.read_text() == generated.read_text()
-    queries = list(ctxselect.read_dump(generated))
-    assert len(queries) == 4 and all(len(q.candidates) == 30 and q.gold for q in queries)
-    other = tmp_path / "other.jsonl"
-    runner.invoke(app, ["gen", str(other), "--queries", "4", "--candidates", "30", "--seed", "6",
-                        "--embedding-dim", "8"])
-    assert other.read_text() != generated.read_text()
-    assert len(next(ctxselect.read_dump(other)).candidates[0].embedding) == 8
 
 
 def test_bench_json_equals_library(generated):
@@ -69,15 +48,6 @@ def test_bench_table_budget_and_plot(generated, tmp_path):
     assert all(r.budget == 100 and r.tokens <= 100 for r in fixed.records)
     scaled = run_bench(queries, ["greedy"], budget_scale=0.5)
     assert [r.budget for r in scaled.records] == [max(1, round(q.requirements.token_budget * 0.5)) for q in queries]
-
-
-def test_compare(generated):
-    query_id = next(ctxselect.read_dump(EXAMPLE)).query_id
-    result = runner.invoke(app, ["compare", EXAMPLE, "--query", query_id, "--a", "greedy", "--b", "optimal"])
-    assert result.exit_code == 0, result.output
-    assert "both: inadmissible" in result.output and "B - A" in result.output
-    data = json.loads(runner.invoke(app, ["compare", EXAMPLE, "--query", query_id, "--json"]).stdout)
-    assert data["a"]["method"] == "greedy" and data["b"]["method"] == "optimal"
 
 
 def test_bad_arguments_and_dumps(tmp_path):
