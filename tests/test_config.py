@@ -6,8 +6,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 import ctxselect
 
 PACKAGE = Path(ctxselect.__file__).resolve().parent
@@ -44,10 +42,6 @@ def test_an_unusable_cache_directory_means_no_disk_cache_and_one_warning(tmp_pat
     assert done.stderr.count("no writable cache directory") == 1
 
 
-@pytest.mark.xfail(strict=True, reason="library bug: ctxselect/kernels/minhash.py builds its serial twins from "
-                   "`_signatures.py_func` and `_all_pairs_above.py_func` at import; with NUMBA_DISABLE_JIT=1 "
-                   "Numba's decorators return the plain function, which has no `py_func`, so `import ctxselect` "
-                   "raises AttributeError (tests/conftest.py works around it for the interpreted kernel run)")
 def test_the_package_imports_with_the_jit_disabled(tmp_path):
     env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "CTXSELECT_CACHE_DIR": str(tmp_path / "cache")}
     done = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=300,

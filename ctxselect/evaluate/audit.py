@@ -41,8 +41,10 @@ def js_sum(values) -> float:
 
 
 def js_round(x: float) -> int:
-    """JavaScript's Math.round: halves round up (2.5 → 3, −2.5 → −2)."""
-    return int(math.floor(x + 0.5))
+    """JavaScript's Math.round: halves round up (2.5 → 3, −2.5 → −2). Not ``floor(x + 0.5)``: that
+    sum rounds in floating point (0.49999999999999994 + 0.5 is 1.0, and 2**52 + 1 loses its 1)."""
+    low = math.floor(x)
+    return int(low + 1 if x - low >= 0.5 else low)
 
 
 @dataclass(frozen=True)

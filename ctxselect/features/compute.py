@@ -12,7 +12,6 @@ from rapidfuzz import fuzz, process
 from ctxselect.errors import InputError
 from ctxselect.features.contradictions.detect import (
     detect_contradictions,
-    merge_contradictions,
 )
 from ctxselect.features.pairs import ConflictKind, ContradictionPairs, PairList, Signals
 from ctxselect.features.similarity import cosine_pairs, minhash_pairs, text_signatures
@@ -21,8 +20,6 @@ from ctxselect.model import validation as checks
 from ctxselect.packing import PackedCandidates
 
 __all__ = ["ConflictKind", "ContradictionPairs", "PairList", "Signals", "signals", "chunk_freshness", "CONFIRM_CHARS"]
-
-_merge_contradictions = merge_contradictions  # the name tests/test_bounds.py uses
 
 #: A near-duplicate is confirmed on this many leading characters of each text: the edit distance
 #: costs O(length² / 64) — 3 s for two 400 KB texts, about 5 ms at this length.

@@ -207,5 +207,6 @@ def _bucket_pairs(sorted_keys, order, max_bucket):
 
 # Serial twins for small inputs: launching the parallel kernels costs milliseconds (thread wake-up,
 # and waiting on BLAS's spinning threads), more than the work itself for a few dozen texts.
-_signatures_serial = serial(_signatures.py_func)
-_all_pairs_above_serial = serial(_all_pairs_above.py_func)
+# with NUMBA_DISABLE_JIT=1 the decorators return the plain functions, which have no py_func
+_signatures_serial = serial(getattr(_signatures, "py_func", _signatures))
+_all_pairs_above_serial = serial(getattr(_all_pairs_above, "py_func", _all_pairs_above))

@@ -137,8 +137,9 @@ def resolve_conflicts(packed: PackedCandidates, signals: Signals, eligible: np.n
     corroborated, and keeping the more relevant one would keep a planted copy whenever it was made
     slightly more relevant; otherwise the pair is only forbidden together."""
     out = Resolution()
-    for older, newer in superseded_versions(signals).items():
-        if eligible[newer]:
+    for older, newers in superseded_versions(signals).items():
+        newer = next((k for k in newers if eligible[k]), None)
+        if newer is not None:
             out.losers.setdefault(older, f"superseded by `{packed.ids[newer]}` (a newer version of the same document)")
     conflicts = signals.claim_conflicts or {}
     agreements = _agreements_by_chunk(signals.claim_agreements or {}) if conflicts else {}
@@ -173,9 +174,14 @@ def _resolve_drift(packed, signals, eligible, weight, out: Resolution, drop_unre
                 what="near-duplicate ", eligible=eligible)
 
 
-def superseded_versions(signals: Signals) -> dict[int, int]:
-    """Older chunk -> newer chunk, for version conflicts whose order is known."""
+def superseded_versions(signals: Signals) -> dict[int, list[int]]:
+    """Older chunk -> every newer chunk of its document (sorted), for version conflicts whose
+    order is known. All of them: whether the older one gives way depends on whether *any* newer
+    version is eligible, never on which pair was seen last."""
     con = signals.contradictions
     version = (con.kind & ConflictKind.VERSION) > 0
-    return {int(older): int(b if older == a else a)
-            for a, b, older in zip(con.i[version], con.j[version], con.superseded[version]) if older >= 0}
+    out: dict[int, list[int]] = {}
+    for a, b, older in zip(con.i[version].tolist(), con.j[version].tolist(), con.superseded[version].tolist()):
+        if older >= 0:
+            out.setdefault(older, []).append(b if older == a else a)
+    return {older: sorted(newer) for older, newer in out.items()}

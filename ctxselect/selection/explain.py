@@ -128,8 +128,8 @@ def exclusion_reasons(problem: Problem, mask: np.ndarray, *, enforce_gate: bool,
         if i in problem.ineligible_reason:
             out[cid] = problem.ineligible_reason[i]
             continue
-        newer = superseded_by.get(i)
-        if newer is not None and mask[newer]:
+        newer = next((k for k in superseded_by.get(i, ()) if mask[k]), None)
+        if newer is not None:
             out[cid] = f"superseded by `{ids[newer]}` ({describe_conflict(problem, i, newer)})"
             continue
         partner = partner_of[i] if partner_of[i] >= 0 else next((j for j in pairwise.get(i, ()) if mask[j]), None)

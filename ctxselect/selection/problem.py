@@ -121,8 +121,8 @@ class Problem:
     hard_fields : tuple of int
         Conflict fields whose every disagreement is hard: all selected chunks carrying such a
         field must agree on its value (the models express this per value, not per pair).
-    superseded_by : dict position -> position
-        For version conflicts with a known order: older chunk -> newer chunk.
+    superseded_by : dict position -> list of positions
+        For version conflicts with a known order: older chunk -> every newer chunk of its document.
     groups : list of int64 arrays
         Near-duplicate clusters: at most one member may be selected.
     eligible : bool (n,)

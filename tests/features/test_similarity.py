@@ -9,9 +9,19 @@ import pytest
 
 from ctxselect.errors import InputError
 from ctxselect.features import similarity
-from ctxselect.features.similarity import cosine_pairs, lsh_bands, minhash_pairs, text_signatures
+from ctxselect.features.similarity import (
+    cosine_pairs,
+    lsh_bands,
+    minhash_pairs,
+    text_signatures,
+)
 from ctxselect.kernels.minhash import EMPTY
-from tests.naive.signals import naive_cosine_pairs, naive_pairs_above, naive_signature, naive_signature_similarity
+from tests.naive.signals import (
+    naive_cosine_pairs,
+    naive_pairs_above,
+    naive_signature,
+    naive_signature_similarity,
+)
 
 VOCAB = [f"w{k}" for k in range(60)] + ["ünïcode", "naïve", "2024", "3,559"]
 

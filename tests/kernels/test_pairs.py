@@ -6,8 +6,18 @@ differing-code pairs, connected components. Called directly, so they also run in
 import numpy as np
 import pytest
 
-from ctxselect.kernels.pairs import _components, _differing_code_pairs, _freshness, _upper_pairs_above
-from tests.naive.signals import naive_components, naive_differing_code_pairs, naive_freshness, naive_tile_pairs
+from ctxselect.kernels.pairs import (
+    _components,
+    _differing_code_pairs,
+    _freshness,
+    _upper_pairs_above,
+)
+from tests.naive.signals import (
+    naive_components,
+    naive_differing_code_pairs,
+    naive_freshness,
+    naive_tile_pairs,
+)
 
 
 @pytest.mark.parametrize("n", [0, 1, 7, 200])

@@ -14,7 +14,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ctxselect
-from tests.strategies import ASPECTS, SCOPES, SOURCES, api_chunks, candidate_lists, requirement_dicts, reshaped
+from tests.strategies import (
+    ASPECTS,
+    SCOPES,
+    SOURCES,
+    api_chunks,
+    candidate_lists,
+    requirement_dicts,
+    reshaped,
+)
 
 METHODS = ["greedy", "topk", "density", "mmr", "optimal"]
 

@@ -3,15 +3,14 @@ twin's problem built from the raw candidates (tests/naive/select.py); hypothesis
 instances, structure and texts (tests.strategies.selection_instances). Also: determinism, versions
 and near-duplicates, and memory on identical chunks."""
 
-import math
 
-from hypothesis import assume, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ctxselect
 from tests.helpers import MiB, peak_memory
 from tests.naive.select import all_subsets, mask_of, naive_feasible, raw_problem
-from tests.strategies import NOW, selection_instances
+from tests.strategies import selection_instances
 
 weights = st.fixed_dictionaries({
     "relevance": st.floats(0, 5), "coverage": st.floats(0, 5), "redundancy": st.floats(0, 5),
@@ -20,27 +19,10 @@ methods = st.sampled_from(["greedy", "topk", "density", "mmr", "optimal"])
 METHODS = ["greedy", "topk", "density", "mmr"]
 
 
-def supersession_bug_may_apply(cands, reqs) -> bool:
-    """Whether an older version has both an eligible and an ineligible newer version: where the
-    known supersession bug (tests/helpers.py SUPERSESSION_BUG, an expected failure in
-    tests/selection/test_corroboration.py) can keep the older one. Such draws are set aside here."""
-    def eligible(c):
-        return (c.get("scope") in reqs["allowed_scopes"] and c["tokens"] <= reqs["token_budget"]
-                and c.get("valid_from", -math.inf) <= NOW <= c.get("valid_to", math.inf))
-    for c in cands:
-        if "version" in c:
-            newer = [eligible(o) for o in cands
-                     if o.get("doc_id") == c["doc_id"] and int(o.get("version", 0)) > int(c["version"])]
-            if any(newer) and not all(newer):
-                return True
-    return False
-
-
 @settings(max_examples=150, deadline=None)
 @given(selection_instances(), weights, methods, st.floats(0.3, 1.0), st.booleans())
 def test_hard_constraints_always_hold(instance, w, method, hard_severity, enforce_gate):
     cands, reqs, _ = instance
-    assume(not supersession_bug_may_apply(cands, reqs))
     sel = ctxselect.select(cands, reqs, method=method, weights=w, enforce_gate=enforce_gate,
                            hard_conflict_severity=hard_severity)
     twin = raw_problem(cands, reqs, w, hard_conflict_severity=hard_severity)
@@ -62,7 +44,6 @@ def test_hard_constraints_always_hold(instance, w, method, hard_severity, enforc
 @given(selection_instances(), weights)
 def test_source_minimums_hold_whenever_possible(instance, w):
     cands, reqs, _ = instance
-    assume(not supersession_bug_may_apply(cands, reqs))
     sel = ctxselect.select(cands, reqs, weights=w, enforce_gate=False)
     twin = raw_problem(cands, reqs, w)
     possible = naive_feasible(twin, all_subsets(twin.n), gate_on=False, sources_on=True).any()

@@ -4,7 +4,6 @@ import pytest
 
 import ctxselect
 from ctxselect.evaluate.generate import generate_queries
-from tests.helpers import SUPERSESSION_BUG
 
 FACT = ("Officials said the storm power outage in the northern district affected {n} people "
         "last week. {tail}")
@@ -89,10 +88,9 @@ def test_the_same_value_in_other_words_supports_a_side():
     assert "2 chunk(s) state '3,559 people'" in sel.excluded["copy"]
 
 
-@pytest.mark.xfail(strict=True, reason=SUPERSESSION_BUG)
 def test_an_older_version_is_superseded_whenever_a_newer_one_is_eligible():
     """v3 is internal (inadmissible), v2 public: v1 must give way to v2 in any order of the
-    candidates (today it does when v3 is listed first, not when v3 is listed last)."""
+    candidates (it once did only when v3 was listed first)."""
     versions = [{"id": f"v{k}", "source": "policy", "tokens": 20, "relevance": r, "doc_id": "d",
                  "version": str(k), "scope": scope, "text": f"rules, edition {k}"}
                 for k, r, scope in [(1, 0.9, "public"), (2, 0.5, "public"), (3, 0.5, "internal")]]

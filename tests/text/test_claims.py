@@ -3,7 +3,12 @@
 import numpy as np
 
 from ctxselect.text import claims as claims_module
-from ctxselect.text.claims import MAX_CLAIMS_PER_TEXT, compare_claims, extract_claims, find_claim_conflicts
+from ctxselect.text.claims import (
+    MAX_CLAIMS_PER_TEXT,
+    compare_claims,
+    extract_claims,
+    find_claim_conflicts,
+)
 from tests.helpers import MiB, peak_memory
 
 

@@ -5,14 +5,19 @@ beats it."""
 import pytest
 
 import ctxselect
-from tests.helpers import SUPERSESSION_BUG, seeds_with_known_bug
-from tests.naive.select import brute_force, mask_of, naive_feasible, naive_objective, raw_problem
+from tests.naive.select import (
+    brute_force,
+    mask_of,
+    naive_feasible,
+    naive_objective,
+    raw_problem,
+)
 from tests.strategies import random_instance
 
 METHODS = ["greedy", "topk", "density", "mmr"]
 
 
-@pytest.mark.parametrize("seed", seeds_with_known_bug(range(120), {45, 93}, SUPERSESSION_BUG))
+@pytest.mark.parametrize("seed", range(120))
 def test_optimal_matches_brute_force(seed):
     cands, reqs, weights = random_instance(seed)
     twin = raw_problem(cands, reqs, weights)
@@ -37,7 +42,7 @@ def test_optimal_matches_brute_force(seed):
             assert other.objective <= sel.objective + 1e-6, method
 
 
-@pytest.mark.parametrize("seed", seeds_with_known_bug(range(1000, 1012), {1001}, SUPERSESSION_BUG))
+@pytest.mark.parametrize("seed", range(1000, 1012))
 def test_optimal_matches_brute_force_n14(seed):
     cands, reqs, weights = random_instance(seed, n_min=13, n_max=14)
     twin = raw_problem(cands, reqs, weights)
