@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import types
 import warnings
 from pathlib import Path
 
@@ -25,7 +26,7 @@ from numba import njit
 from numba.core import caching
 from numba.misc.appdirs import AppDirs
 
-__all__ = ["CACHE_DIR", "serial", "parallel", "TOLERANCE", "SIMILARITY_EPSILON", "SOLVER_SCALE",
+__all__ = ["CACHE_DIR", "serial", "parallel", "serial_twin", "TOLERANCE", "SIMILARITY_EPSILON", "SOLVER_SCALE",
            "ROW_SCALE", "SERIAL_BYTES", "SERIAL_PAIRS"]
 
 #: The one float slack for comparing a value with a threshold (gate conditions, ties between
@@ -101,3 +102,19 @@ elif CACHE_DIR is None:
 _CACHE = CACHE_DIR is not None
 serial = njit(cache=_CACHE, nogil=True)
 parallel = njit(cache=_CACHE, nogil=True, parallel=True)
+
+
+def serial_twin(kernel, name: str):
+    """A serial compilation of a ``parallel`` kernel, under its own name.
+
+    Numba's on-disk cache keys a function by its module, qualified name and first line, not by
+    ``parallel``: compiling the same Python function twice (``serial(kernel.py_func)``) shared one
+    cache entry, so whichever variant compiled first was loaded for both and the "parallel" kernel
+    ran on one thread. The twin is a copy of the function with its own ``__qualname__``.
+    """
+    func = getattr(kernel, "py_func", kernel)  # with NUMBA_DISABLE_JIT=1 the kernel is the function
+    twin = types.FunctionType(func.__code__, func.__globals__, name, func.__defaults__, func.__closure__)
+    twin.__qualname__ = name
+    twin.__module__ = func.__module__
+    twin.__doc__ = func.__doc__
+    return serial(twin)

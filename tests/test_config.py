@@ -48,3 +48,33 @@ def test_the_package_imports_with_the_jit_disabled(tmp_path):
                           cwd=str(PACKAGE.parent))
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.splitlines()[-1] == "['a']"
+
+
+TWIN_SCRIPT = """
+import sys
+from ctxselect.kernels import minhash as m
+from ctxselect.features.similarity import text_buffer
+buf, off = text_buffer(["hello world foo bar baz"] * 3)
+kernel = m._signatures_serial if sys.argv[1] == "serial" else m._signatures
+kernel(buf, off, 3, 128)
+overload = kernel.overloads[kernel.signatures[0]]
+parfors = None if overload.metadata is None else len(overload.metadata["parfors"])
+print(kernel.py_func.__qualname__, parfors, sum(kernel._cache_hits.values()))
+"""
+
+
+def test_a_parallel_kernel_never_loads_its_serial_twins_cache_entry(tmp_path):
+    """The serial twin compiled and cached first; the parallel kernel in a new process must compile
+    its own parallel code (one parfor), not load the twin's entry (they once shared one)."""
+    env = {**os.environ, "CTXSELECT_CACHE_DIR": str(tmp_path / "cache")}
+
+    def run(variant: str) -> list[str]:
+        done = subprocess.run([sys.executable, "-c", TWIN_SCRIPT, variant], env=env, capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return done.stdout.split()
+
+    assert run("serial") == ["_signatures_serial", "0", "0"]
+    assert run("parallel") == ["_signatures", "1", "0"]  # compiled here, with its parfor
+    names = sorted(p.name.split("-")[0] for p in (tmp_path / "cache").rglob("*.nbi"))
+    assert "minhash._signatures" in names and "minhash._signatures_serial" in names

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange, uint64
 
-from ctxselect._config import TOLERANCE, parallel, serial
+from ctxselect._config import TOLERANCE, parallel, serial, serial_twin
 
 EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)
 _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
@@ -207,6 +207,5 @@ def _bucket_pairs(sorted_keys, order, max_bucket):
 
 # Serial twins for small inputs: launching the parallel kernels costs milliseconds (thread wake-up,
 # and waiting on BLAS's spinning threads), more than the work itself for a few dozen texts.
-# with NUMBA_DISABLE_JIT=1 the decorators return the plain functions, which have no py_func
-_signatures_serial = serial(getattr(_signatures, "py_func", _signatures))
-_all_pairs_above_serial = serial(getattr(_all_pairs_above, "py_func", _all_pairs_above))
+_signatures_serial = serial_twin(_signatures, "_signatures_serial")
+_all_pairs_above_serial = serial_twin(_all_pairs_above, "_all_pairs_above_serial")
