@@ -29,7 +29,7 @@ def _best_hint(problem: Problem, candidates: list[np.ndarray], enforce_gate: boo
 
 
 def run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core_size: int,
-                 exact_up_to: int, timings: dict) -> tuple[np.ndarray, dict]:
+                exact_up_to: int, timings: dict) -> tuple[np.ndarray, dict]:
     """CP-SAT on the tiers gate → sources → hard constraints only, dropping a tier only when it
     is infeasible. Whatever comes back says what it breaks: a fallback baseline that misses the
     gate or a source minimum lists them in ``relaxed``, never silently."""
