@@ -36,8 +36,9 @@ from ctxselect.evaluate.bench import (
 )
 from ctxselect.evaluate.plot import plot_bench
 from ctxselect.model.io import read_dump
+from ctxselect.model.validation import parse_choice
 from ctxselect.quality.vector import METRIC_NAMES
-from ctxselect.selection.solvers.registry import Method, parse_choice
+from ctxselect.selection.solvers.registry import Method
 
 
 def _methods(value: str) -> list[str]:

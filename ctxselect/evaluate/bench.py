@@ -22,9 +22,10 @@ from ctxselect._config import TOLERANCE
 from ctxselect.errors import InputError
 from ctxselect.model import validation as checks
 from ctxselect.model.io import Query
+from ctxselect.model.validation import parse_choice
 from ctxselect.quality.vector import METRIC_NAMES
 from ctxselect.selection.api import select
-from ctxselect.selection.solvers.registry import Method, parse_choice
+from ctxselect.selection.solvers.registry import Method
 
 __all__ = ["QueryRecord", "MethodSummary", "BenchResult", "run_bench", "summarize", "gold_metrics",
            "with_budget", "summary_table", "to_markdown"]

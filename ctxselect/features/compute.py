@@ -10,16 +10,14 @@ import numpy as np
 from rapidfuzz import fuzz, process
 
 from ctxselect.errors import InputError
-from ctxselect.features.contradictions.detect import (
-    detect_contradictions,
-)
-from ctxselect.features.pairs import ConflictKind, ContradictionPairs, PairList, Signals
+from ctxselect.features.contradictions.detect import detect_contradictions
+from ctxselect.features.pairs import PairList, Signals
 from ctxselect.features.similarity import cosine_pairs, minhash_pairs, text_signatures
 from ctxselect.kernels.pairs import _components, _freshness
 from ctxselect.model import validation as checks
 from ctxselect.packing import PackedCandidates
 
-__all__ = ["ConflictKind", "ContradictionPairs", "PairList", "Signals", "signals", "chunk_freshness", "CONFIRM_CHARS"]
+__all__ = ["signals", "chunk_freshness", "CONFIRM_CHARS"]
 
 #: A near-duplicate is confirmed on this many leading characters of each text: the edit distance
 #: costs O(length² / 64) — 3 s for two 400 KB texts, about 5 ms at this length.

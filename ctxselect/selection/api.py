@@ -18,13 +18,7 @@ from ctxselect.packing import PackedCandidates, pack
 from ctxselect.quality.report import QualityReport, report_for
 from ctxselect.selection.explain import exclusion_reasons
 from ctxselect.selection.problem import ObjectiveWeights, Problem, build_problem, score
-from ctxselect.selection.solvers.registry import (
-    BASELINES,
-    Method,
-    Order,
-    assembly_order,
-    parse_choice,
-)
+from ctxselect.selection.solvers.registry import BASELINES, Method, Order, assembly_order
 from ctxselect.selection.solvers.tiers import run_optimal
 
 __all__ = ["Selection", "select", "prepare"]
@@ -131,17 +125,20 @@ def prepare(
     return problem
 
 
+#: The keyword options of :func:`ctxselect.signals`, read once from its signature.
+_SIGNAL_OPTIONS = tuple(name for name in inspect.signature(compute_signals).parameters if name != "packed")
+
+
 def _signal_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
     """``signal_options`` as keyword arguments of :func:`ctxselect.signals`; a key it does not
     take is an :class:`InputError` listing the valid ones."""
     if options is None:
         return {}
     checks.mapping(options, "signal_options", "an object of signals() options")
-    valid = [name for name in inspect.signature(compute_signals).parameters if name != "packed"]
     for key in options:
-        if key not in valid:
+        if key not in _SIGNAL_OPTIONS:
             raise InputError(field=f"signal_options.{key}", message="unknown signals option",
-                             expected="one of " + ", ".join(valid))
+                             expected="one of " + ", ".join(_SIGNAL_OPTIONS))
     return dict(options)
 
 
@@ -227,8 +224,8 @@ def select(
         For bad candidates, requirements or arguments, naming what is wrong.
     """
     started = time.perf_counter()
-    method = parse_choice(Method, method, "method")
-    order = parse_choice(Order, order, "order")
+    method = checks.parse_choice(Method, method, "method")
+    order = checks.parse_choice(Order, order, "order")
     for name, value in (("time_limit", time_limit), ("core_size", core_size), ("exact_up_to", exact_up_to),
                         ("mmr_lambda", mmr_lambda), ("enforce_gate", enforce_gate)):
         _PARAMETERS[name](value)

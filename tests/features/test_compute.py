@@ -5,7 +5,8 @@ import pytest
 from hypothesis import given, settings
 
 import ctxselect
-from ctxselect.features.compute import ConflictKind, signals
+from ctxselect.features.compute import signals
+from ctxselect.features.pairs import ConflictKind
 from ctxselect.packing import pack
 from tests.helpers import MiB, peak_memory
 from tests.naive.quality import naive_conflicts

@@ -7,11 +7,10 @@ from typing import Callable
 
 import numpy as np
 
-from ctxselect.model.validation import parse_choice
 from ctxselect.selection.problem import Problem
 from ctxselect.selection.solvers import baselines
 
-__all__ = ["Method", "Order", "BASELINES", "parse_choice", "assembly_order"]  # parse_choice: re-exported
+__all__ = ["Method", "Order", "BASELINES", "assembly_order"]
 
 
 
