@@ -181,6 +181,7 @@ def pack(
 
     sources = _Interner(reqs.required_sources)
     scopes = _Interner(reqs.allowed_scopes or ())
+    n_allowed = len(scopes.values)
     docs, versions = _Interner(), _Interner()
     aspects = _Interner(reqs.required_aspects)
     source = np.array([sources.code(c.source) for c in cands], dtype=np.int32)
@@ -204,7 +205,9 @@ def pack(
             field_values[i, f] = interner.code(c.claim(name))
         value_names.append(tuple(interner.values))
 
-    admissible = np.fromiter((reqs.admits(c.scope) for c in cands), dtype=bool, count=n)
+    # admissible: a scope among the interned allowed ones — codes 0 .. (distinct allowed scopes - 1),
+    # counted from the interner, never from the list's length (a repeated scope once admitted more)
+    admissible = np.ones(n, dtype=bool) if reqs.allowed_scopes is None else (scope >= 0) & (scope < n_allowed)
 
     has_ts = np.array([c.timestamp is not None for c in cands], dtype=bool)
     timestamp = np.array([c.timestamp or 0.0 for c in cands], dtype=np.float64)

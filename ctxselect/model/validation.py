@@ -38,7 +38,8 @@ def text(value: Any, field: str, *, allow_empty: bool = True, limit: int = MAX_T
     if len(value) > limit:
         raise _fail(field, f"at most {limit:,} characters", f"{len(value):,} characters")
     try:
-        value.encode("utf-8")
+        if not value.isascii():  # an ASCII string holds no surrogate; the flag check is O(1)
+            value.encode("utf-8")
     except UnicodeEncodeError as err:
         raise InputError(field=field, expected="valid Unicode text",
                          found=f"a lone surrogate at character {err.start}") from None
@@ -60,33 +61,38 @@ def boolean(value: Any, field: str) -> bool:
     return value
 
 
+def _number_expected(low: float | None, high: float | None, low_open: bool) -> str:
+    if low is not None and high is not None:
+        return f"a number in {'(' if low_open else '['}{low:g}, {high:g}]"
+    if low is not None:
+        return f"a number {'>' if low_open else '>='} {low:g}"
+    return "a finite number"
+
+
 def number(value: Any, field: str, *, low: float | None = None, high: float | None = None,
            low_open: bool = False) -> float:
-    expected = "a finite number"
-    if low is not None and high is not None:
-        expected = f"a number in {'(' if low_open else '['}{low:g}, {high:g}]"
-    elif low is not None:
-        expected = f"a number {'>' if low_open else '>='} {low:g}"
-    if not is_number(value) or not math.isfinite(value):
-        raise _fail(field, expected, value)
-    value = float(value)
-    if low is not None and (value < low or (low_open and value == low)):
-        raise _fail(field, expected, value)
-    if high is not None and value > high:
-        raise _fail(field, expected, value)
-    return value
+    """A finite number in the given range (the message is built only when the check fails: this
+    runs for every embedding component)."""
+    try:
+        as_float = float(value) if is_number(value) else None
+    except OverflowError:  # an integer beyond any float
+        as_float = None
+    if (as_float is None or not math.isfinite(as_float)
+            or (low is not None and (as_float < low or (low_open and as_float == low)))
+            or (high is not None and as_float > high)):
+        found = value if as_float is None or not math.isfinite(as_float) else as_float
+        raise _fail(field, _number_expected(low, high, low_open), found)
+    return as_float
 
 
 def integer(value: Any, field: str, *, low: int | None = None, high: int = MAX_COUNT) -> int:
     """An integer in [low, high] (``high`` defaults to :data:`MAX_COUNT`); integral floats pass."""
-    expected = "an integer" if low is None else ("a positive integer" if low == 1 else f"an integer >= {low}")
-    expected += f" up to {high:,}"
     if isinstance(value, float) and value.is_integer():
         value = int(value)
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise _fail(field, expected, value)
-    if (low is not None and value < low) or value > high:
-        raise _fail(field, expected, value)
+    if (not isinstance(value, int) or isinstance(value, bool)
+            or (low is not None and value < low) or value > high):
+        expected = "an integer" if low is None else ("a positive integer" if low == 1 else f"an integer >= {low}")
+        raise _fail(field, f"{expected} up to {high:,}", value)
     return value
 
 

@@ -7,7 +7,7 @@ import numpy as np
 from ctxselect._config import TOLERANCE
 from ctxselect.features.contradictions import pair_conflicts, stated_figures
 from ctxselect.selection.constraints import pairwise_partners
-from ctxselect.selection.corroboration import MAX_QUOTED_NUMBERS
+from ctxselect.selection.corroboration import _numbers
 from ctxselect.selection.problem import Problem, adjacency, marginal_gain
 from ctxselect.text.words import numbers_in
 
@@ -15,9 +15,7 @@ __all__ = ["exclusion_reasons", "describe_conflict"]
 
 
 def _listed(values) -> str:
-    values = sorted(values)
-    shown = ", ".join(values[:MAX_QUOTED_NUMBERS]) or "-"
-    return shown + (f" and {len(values) - MAX_QUOTED_NUMBERS} more" if len(values) > MAX_QUOTED_NUMBERS else "")
+    return _numbers(sorted(values)) or "-"
 
 
 def describe_conflict(problem: Problem, i: int, j: int) -> str:
@@ -33,8 +31,8 @@ def describe_conflict(problem: Problem, i: int, j: int) -> str:
         said, other, withheld = stated_figures(packed, i, j, repr(mine.raw), repr(theirs.raw))
         parts.append(f"states {said} where it states {other}{withheld}")
     if not parts:
-        only_i = numbers_in(packed.candidates[i].text) - numbers_in(packed.candidates[j].text)
-        only_j = numbers_in(packed.candidates[j].text) - numbers_in(packed.candidates[i].text)
+        numbers_i, numbers_j = numbers_in(packed.candidates[i].text), numbers_in(packed.candidates[j].text)
+        only_i, only_j = numbers_i - numbers_j, numbers_j - numbers_i
         said, other, withheld = stated_figures(packed, i, j, _listed(only_i), _listed(only_j))
         parts.append(f"near-duplicate text states {said} where it states {other}{withheld}")
     return "; ".join(parts)

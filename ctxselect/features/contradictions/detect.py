@@ -60,8 +60,12 @@ def drift_pairs(packed: PackedCandidates, i: np.ndarray, j: np.ndarray):
     keep = np.zeros(len(i), dtype=bool)
     cache: dict[int, Counter] = {}
     for e, (a, b) in enumerate(zip(i.tolist(), j.tolist())):
-        na = cache.setdefault(a, numbers_in(packed.candidates[a].text))
-        nb = cache.setdefault(b, numbers_in(packed.candidates[b].text))
+        na = cache.get(a)
+        if na is None:
+            na = cache[a] = numbers_in(packed.candidates[a].text)
+        nb = cache.get(b)
+        if nb is None:
+            nb = cache[b] = numbers_in(packed.candidates[b].text)
         keep[e] = bool(na - nb) and bool(nb - na)
     return i[keep], j[keep]
 
