@@ -185,6 +185,8 @@ API_CASES = [
     ("weight 1e300", _select(weights={"coverage": 1e300}), ["field 'weights.coverage'"]),
     ("weight in requirements 1e13", _select(reqs=_reqs(weights={"redundancy": 1e13})), ["field 'weights.redundancy'"]),
     ("weight negative", _select(weights={"tokens": -1}), ["field 'weights.tokens'", "found -1"]),
+    ("relevance beyond any float", _select([_cand(relevance=10**400)]), ["field 'relevance'", "expected a number in [0, 1]"]),
+    ("weight beyond any float", _select(weights={"tokens": 10**400}), ["field 'weights.tokens'"]),
     ("weight NaN", _select(weights={"tokens": float("nan")}), ["field 'weights.tokens'", "found nan"]),
     ("weights as a list", _select(weights=[1, 2]), ["field 'weights'", "expected an object of objective weights"]),
     ("weights as text", _select(weights="relevance"), ["field 'weights'"]),
