@@ -7,6 +7,7 @@ integer codes here, once, so no Python object reaches a kernel.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -17,7 +18,7 @@ from ctxselect.model.requirements import Requirements
 from ctxselect.model.times import SECONDS_PER_DAY
 from ctxselect.model.tokens import TokenCounter
 
-__all__ = ["PackedCandidates", "pack"]
+__all__ = ["PackedCandidates", "pack", "text_buffer"]
 
 NO_CODE = -1
 UNLIMITED = np.iinfo(np.int64).max // 4
@@ -120,6 +121,12 @@ class PackedCandidates:
     def required_aspect_count(self) -> int:
         return len(self.requirements.required_aspects)
 
+    @cached_property
+    def text_buffer(self) -> tuple[np.ndarray, np.ndarray]:
+        """The candidates' texts as one lower-cased UTF-8 buffer and offsets (:func:`text_buffer`),
+        built once per packed query, on first use."""
+        return text_buffer(c.text for c in self.candidates)
+
     def index_of(self, ids: Iterable[str]) -> np.ndarray:
         """Positions of ``ids``; an unknown id is an :class:`InputError`."""
         where = {cid: i for i, cid in enumerate(self.ids)}
@@ -136,6 +143,15 @@ class PackedCandidates:
         mask = np.zeros(self.n, dtype=bool)
         mask[self.index_of(ids)] = True
         return mask
+
+
+def text_buffer(texts: Iterable[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Lower-cased UTF-8 bytes of all ``texts`` as one uint8 array, and each text's byte offsets
+    (length n + 1): the array form every per-text kernel reads (MinHash, query terms, claims)."""
+    encoded = [t.lower().encode("utf-8") for t in texts]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum([len(e) for e in encoded], out=offsets[1:])
+    return np.frombuffer(b"".join(encoded), dtype=np.uint8), offsets
 
 
 def _embeddings(cands: Sequence[Candidate]) -> np.ndarray | None:

@@ -53,7 +53,7 @@ def test_the_package_imports_with_the_jit_disabled(tmp_path):
 TWIN_SCRIPT = """
 import sys
 from ctxselect.kernels import minhash as m
-from ctxselect.features.similarity import text_buffer
+from ctxselect.packing import text_buffer
 buf, off = text_buffer(["hello world foo bar baz"] * 3)
 kernel = m._signatures_serial if sys.argv[1] == "serial" else m._signatures
 kernel(buf, off, 3, 128)

@@ -87,10 +87,12 @@ def generate_queries(config: GeneratorConfig | None = None, **knobs) -> list[Que
 
 
 def _text(rng, topic_words, vocabulary, n_words, topical_share, number):
+    """Topical and background words; half the texts state a value somewhere inside them."""
     topical = rng.random(n_words) < topical_share
-    words = np.where(topical, rng.choice(topic_words, n_words), rng.choice(vocabulary, n_words))
-    text = " ".join(words.tolist())
-    return f"{text} value {number}"
+    words = np.where(topical, rng.choice(topic_words, n_words), rng.choice(vocabulary, n_words)).tolist()
+    if rng.random() < 0.5:
+        words.insert(int(rng.integers(0, n_words + 1)), f"value {number}")
+    return " ".join(words)
 
 
 def _query(rng, config: GeneratorConfig, q: int, vocabulary, sources, source_p) -> Query:
@@ -132,6 +134,9 @@ def _query(rng, config: GeneratorConfig, q: int, vocabulary, sources, source_p) 
             for _ in range(max(1, len(words) // 40)):
                 words[int(rng.integers(0, len(words)))] = str(rng.choice(vocabulary))
             cands[i].update(text=" ".join(words), tokens=src["tokens"], aspects=list(src["aspects"]))
+            if "embedding" in src:  # a near-copy of the text is a near-copy in embedding space too
+                noise = rng.normal(scale=0.05, size=config.embedding_dim)
+                cands[i]["embedding"] = np.round(np.asarray(src["embedding"]) + noise, 4).tolist()
     for i in range(n):
         if rng.random() < config.conflict_rate:
             cands[i]["fields"] = {"window_days": int(rng.choice([14, 30, 60]))}

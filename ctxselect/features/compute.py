@@ -129,7 +129,8 @@ def signals(
             near = rw >= dup_t
             dup = near.copy()
         else:
-            sig, _words = text_signatures(texts, shingle_size=shingle_size, bins=signature_bins)
+            sig, _words = text_signatures(texts, shingle_size=shingle_size, bins=signature_bins,
+                                          buffer=packed.text_buffer)
             ri, rj, rw = minhash_pairs(sig, low)
             near = rw >= dup_t
             dup = near.copy()

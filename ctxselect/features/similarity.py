@@ -21,6 +21,7 @@ from ctxselect.kernels.minhash import (
     _signatures_serial,
 )
 from ctxselect.kernels.pairs import _upper_pairs_above
+from ctxselect.packing import text_buffer
 
 __all__ = ["cosine_pairs", "text_signatures", "minhash_pairs", "lsh_bands", "EXHAUSTIVE_PAIR_LIMIT"]
 
@@ -78,17 +79,10 @@ def cosine_pairs(embeddings: np.ndarray, threshold: float, *, block: int = 512, 
     return np.concatenate(parts_i), np.concatenate(parts_j), np.concatenate(parts_w)
 
 
-def text_buffer(texts) -> tuple[np.ndarray, np.ndarray]:
-    """Lower-cased UTF-8 bytes of all texts, and each text's byte offsets (n + 1)."""
-    encoded = [t.lower().encode("utf-8") for t in texts]
-    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
-    np.cumsum([len(e) for e in encoded], out=offsets[1:])
-    return np.frombuffer(b"".join(encoded), dtype=np.uint8), offsets
-
-
-def text_signatures(texts, *, shingle_size: int = 3, bins: int = 128):
-    """MinHash signatures (n x bins, uint64) and word counts of ``texts``."""
-    buf, offsets = text_buffer(texts)
+def text_signatures(texts, *, shingle_size: int = 3, bins: int = 128, buffer=None):
+    """MinHash signatures (n x bins, uint64) and word counts of ``texts`` (or of a prebuilt
+    :func:`~ctxselect.packing.text_buffer` ``buffer`` of them)."""
+    buf, offsets = text_buffer(texts) if buffer is None else buffer
     if len(buf) == 0:
         buf = np.zeros(1, dtype=np.uint8)
     kernel = _signatures_serial if len(buf) < SERIAL_BYTES else _signatures

@@ -1,0 +1,132 @@
+"""What a user pays per ``select()`` call: new texts every call, the question passed, every constraint on.
+
+Each call gets a freshly generated query (its own seed, so its own texts and embeddings), the
+per-text caches are cleared before it, the question text is passed, and the requirements hold a
+token budget, required and capped sources, allowed scopes, a conflict field, version conflicts,
+freshness and the gate. Generation is outside the timing. CPU (process) and wall time are taken
+around ``select()`` alone.
+
+    python benchmarks/latency.py                       # 200 / 2,000 / 20,000 / 50,000, text only
+    python benchmarks/latency.py --dim 384 --sizes 200 2000 --calls 15
+    python benchmarks/latency.py --json latency.json --profile 2000
+
+``bench_latency.py`` runs the same instances under pytest-benchmark.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import statistics
+import sys
+import time
+
+import ctxselect
+from ctxselect.evaluate.generate import generate_queries
+
+CALLS = {200: 30, 2_000: 15, 20_000: 5, 50_000: 3}
+
+
+def instance(n: int, seed: int, dim: int = 0):
+    """One generated query of ``n`` candidates with every constraint on."""
+    query = generate_queries(queries=1, candidates=n, seed=10_000 + 97 * n + seed, embedding_dim=dim,
+                             gold_share=min(0.15, 30 / n))[0]
+    requirements = dataclasses.replace(query.requirements, max_per_source=max(3, len(query.gold)))
+    return query.candidates, requirements, query.query
+
+
+def clear_text_caches() -> None:
+    """Forget every per-text result, as a new query's chunks would find them."""
+    from ctxselect.text import claims, words
+
+    for module in (claims, words):
+        for value in vars(module).values():
+            if hasattr(value, "cache_clear"):
+                value.cache_clear()
+
+
+def timed(candidates, requirements, question, method: str, **options):
+    clear_text_caches()
+    cpu, wall = time.process_time(), time.perf_counter()
+    sel = ctxselect.select(candidates, requirements, question, method=method, **options)
+    return sel, time.process_time() - cpu, time.perf_counter() - wall
+
+
+def measure(n: int, calls: int, dim: int = 0, methods=("optimal", "greedy")) -> dict:
+    rows = {m: {"cpu": [], "wall": [], "status": [], "gap": [], "objective": []} for m in methods}
+    warm = instance(n, -1, dim)
+    for m in methods:  # compile / import once, as a long-running assembler has
+        timed(*warm, m)
+    for k in range(calls):
+        inst = instance(n, k, dim)
+        for m in methods:
+            sel, cpu, wall = timed(*inst, m)
+            row = rows[m]
+            row["cpu"].append(cpu)
+            row["wall"].append(wall)
+            row["status"].append(sel.status)
+            row["gap"].append(getattr(sel, "gap", None))
+            row["objective"].append(sel.objective)
+    out = {"n": n, "dim": dim, "calls": calls, "methods": {}}
+    for m, row in rows.items():
+        out["methods"][m] = {
+            "cpu_p50": statistics.median(row["cpu"]), "wall_p50": statistics.median(row["wall"]),
+            "cpu_max": max(row["cpu"]), "wall_max": max(row["wall"]),
+            "statuses": {s: row["status"].count(s) for s in sorted(set(row["status"]))},
+            "gap_max": max((g for g in row["gap"] if g is not None), default=None),
+            "objective": row["objective"],
+        }
+    if "optimal" in rows and "greedy" in rows:
+        pairs = [(o, g) for o, g in zip(rows["optimal"]["objective"], rows["greedy"]["objective"]) if g > 0]
+        out["optimal_vs_greedy_objective"] = min((o / g for o, g in pairs), default=None)
+        out["cpu_ratio"] = out["methods"]["optimal"]["cpu_p50"] / out["methods"]["greedy"]["cpu_p50"]
+    return out
+
+
+def table(results: list[dict]) -> str:
+    lines = ["| n | dim | method | CPU p50 | wall p50 | wall max | statuses | max reported gap |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        for m, s in r["methods"].items():
+            gap = "" if s["gap_max"] is None else f"{100 * s['gap_max']:.2f} %"
+            statuses = ", ".join(f"{k} {v}" for k, v in s["statuses"].items())
+            lines.append(f"| {r['n']:,} | {r['dim']} | {m} | {1e3 * s['cpu_p50']:,.1f} ms | "
+                         f"{1e3 * s['wall_p50']:,.1f} ms | {1e3 * s['wall_max']:,.1f} ms | {statuses} | {gap} |")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="*", default=list(CALLS))
+    parser.add_argument("--dim", type=int, default=0)
+    parser.add_argument("--calls", type=int, default=None)
+    parser.add_argument("--json", default=None)
+    parser.add_argument("--profile", type=int, default=None, help="cProfile one optimal call at this n")
+    args = parser.parse_args(argv)
+    if args.profile:
+        import cProfile
+        import pstats
+
+        timed(*instance(args.profile, -1, args.dim), "optimal")
+        inst = instance(args.profile, 0, args.dim)
+        clear_text_caches()
+        prof = cProfile.Profile()
+        prof.runcall(ctxselect.select, *inst, method="optimal")
+        pstats.Stats(prof).sort_stats("cumulative").print_stats(35)
+        return
+    results = []
+    for n in args.sizes:
+        results.append(measure(n, args.calls or CALLS.get(n, 5), args.dim))
+        print(table(results[-1:]), file=sys.stderr, flush=True)
+    print(table(results))
+    for r in results:
+        print(f"n={r['n']:,}: optimal/greedy CPU {r.get('cpu_ratio', 0):.2f}x; "
+              f"worst optimal/greedy objective {r.get('optimal_vs_greedy_objective')}")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(results, fh, indent=1)
+
+
+if __name__ == "__main__":
+    main()
