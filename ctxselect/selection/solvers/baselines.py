@@ -61,8 +61,13 @@ def density(problem: Problem) -> tuple[np.ndarray, dict[int, str]]:
     covered = np.zeros(problem.aspect_gain.size, dtype=bool)
     penalty = np.zeros(problem.n)
     notes: dict[int, str] = {}
-    heap = [(-marginal_gain(problem, i, covered, penalty) / packed.tokens[i], i)
-            for i in np.flatnonzero(problem.eligible).tolist()]
+    eligible = np.flatnonzero(problem.eligible)
+    # every chunk's first marginal gain at once (nothing selected yet: no penalty, nothing covered);
+    # the loop re-evaluates a chunk with marginal_gain() before taking it
+    first = problem.value[eligible].copy()
+    if covered.size:
+        first += np.where(problem.covers[eligible], problem.aspect_gain, 0.0).sum(axis=1)
+    heap = list(zip((-first / packed.tokens[eligible]).tolist(), eligible.tolist()))
     heapq.heapify(heap)
     smallest = state.smallest_eligible()
     while heap and state.capacity - state.used >= smallest:

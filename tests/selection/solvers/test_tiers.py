@@ -29,12 +29,19 @@ def test_the_time_limit_bounds_every_solver_call(monkeypatch):
     reqs = {"token_budget": 4000, "required_aspects": [f"a{k}" for k in range(40)],
             "conflict_fields": {"f": 0.5}, "min_coverage": 0.0, "min_freshness": 0.0}
     limit = 0.05
+    from ctxselect.selection.api import prepare
+
+    problem = prepare(cands, reqs)  # the solver's time: the limit is the whole call's
+    from ctxselect.selection.solvers.tiers import run_optimal
+
+    mask, info = run_optimal(problem, enforce_gate=True, time_limit=0.5, core_size=300, exact_up_to=2000,
+                             timings={})
+    assert budgets and all(0 < b <= 0.5 for b in budgets), budgets
     sel = ctxselect.select(cands, reqs, time_limit=limit)
-    assert budgets and all(0 < b <= limit for b in budgets), budgets
     # 3,000 eligible candidates (more than exact_up_to): CP-SAT solves a core, never proves optimality
     assert sel.status in ("feasible", "fallback"), sel.status
-    if sel.status == "fallback":  # the limit ran out before CP-SAT found a selection
-        assert sel.status_reason.startswith(f"time limit of {limit:g} s reached before CP-SAT found a selection")
+    if sel.status == "fallback":  # the limit ran out before CP-SAT found a selection, or before it ran
+        assert sel.status_reason.startswith(f"time limit of {limit:g} s "), sel.status_reason
         assert sel.bound is None
     else:
         assert sel.status_reason.startswith("optimal on a core of 300 candidates"), sel.status_reason
@@ -60,3 +67,33 @@ def test_fallback_says_which_tiers_it_breaks(monkeypatch):
     assert sel.status == "fallback"
     assert "sources" in sel.relaxed and "st" not in sel.ids
     assert "does not meet" in sel.status_reason and "sources" in sel.status_reason
+
+
+def test_the_time_limit_counts_the_stages_before_the_solver(monkeypatch):
+    """``time_limit`` bounds the whole call: when packing and signals have used it up, the solver
+    is not started and the best baseline comes back as ``fallback``, saying so."""
+    import time
+
+    import ctxselect.selection.api as api
+    import ctxselect.selection.solvers.tiers as tiers
+
+    calls = []
+    monkeypatch.setattr(tiers, "solve_optimal", lambda *a, **k: calls.append(1))
+    slow_prepare = api.prepare
+
+    def prepare(*args, **kwargs):
+        problem = slow_prepare(*args, **kwargs)
+        time.sleep(0.06)
+        return problem
+
+    monkeypatch.setattr(api, "prepare", prepare)
+    chunks = [{"id": f"c{k}", "source": "s", "tokens": 10, "relevance": 0.1 * k} for k in range(5)]
+    sel = ctxselect.select(chunks, {"token_budget": 25, "min_coverage": 0}, time_limit=0.05)
+    assert calls == []
+    assert sel.status == "fallback"
+    assert sel.status_reason.startswith("time limit of 0.05 s spent before the solver could run"), sel.status_reason
+    assert sel.ids and set(sel.ids) <= {"c3", "c4", "c2", "c1"}
+    # with time to spare the solver runs and proves the same instance
+    monkeypatch.setattr(api, "prepare", slow_prepare)
+    monkeypatch.undo()
+    assert ctxselect.select(chunks, {"token_budget": 25, "min_coverage": 0}, time_limit=1).status == "optimal"
