@@ -44,9 +44,13 @@ LOCATION_LIMIT = 80
 
 
 def _short(value: str, limit: int = LOCATION_LIMIT, quote: bool = True) -> str:
-    """``repr`` of ``value`` (or the text itself) cut to about ``limit`` characters."""
+    """``repr`` of ``value`` (or the text itself) cut to ``limit`` characters in the middle, so
+    both ends stay: a long path keeps its file name, a long id its distinguishing suffix."""
     text = repr(value) if quote else value
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    if len(text) <= limit:
+        return text
+    head = (limit - 3) // 2
+    return text[:head] + "..." + text[len(text) - (limit - 3 - head):]
 
 
 def format_error(

@@ -341,3 +341,15 @@ def test_tiny_relevance_keeps_the_freshness_gate():
     sel = ctxselect.select(chunks, {"token_budget": 100, "now": "2026-01-02", "min_coverage": 0})
     assert sel.ids == ["fresh"] and sel.relaxed == [] and sel.infeasible == []
     assert sel.report.passed
+
+
+def test_a_long_location_keeps_both_ends():
+    """A path longer than the quoted limit is cut in the middle: its file name stays readable
+    (a deep temp folder once cut ``.../nowhere/out.jsonl`` to ``.../nowhere/out.j...``)."""
+    from ctxselect.errors import LOCATION_LIMIT, format_error
+
+    path = "/" + "/".join(f"folder{k}" for k in range(30)) + "/out.jsonl"
+    message = format_error(file=path, message="cannot write: no folder")
+    shown = message.split(": cannot write")[0]
+    assert shown.endswith("/out.jsonl") and shown.startswith("/folder0/")
+    assert "..." in shown and len(shown) <= LOCATION_LIMIT
