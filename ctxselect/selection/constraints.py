@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ctxselect.features.contradictions.fields import disagree_on_fields
 from ctxselect.quality.gate import evaluate_gate
 from ctxselect.quality.vector import quality_vector
 from ctxselect.selection.problem import Problem, agreement_covered
@@ -112,7 +113,7 @@ def hard_violations(problem: Problem, mask: np.ndarray) -> list[str]:
         out.append("selects an ineligible chunk")
     if int(packed.tokens[mask].sum()) > packed.budget:
         out.append("exceeds the token budget")
-    if (mask[problem.hard_i] & mask[problem.hard_j]).any():
+    if (mask[problem.hard_i] & mask[problem.hard_j]).any() or disagree_on_fields(packed, mask, problem.hard_fields):
         out.append("selects both chunks of a hard conflict")
     if any(mask[g].sum() > 1 for g in problem.groups):
         out.append("selects two near-duplicates")
@@ -141,9 +142,9 @@ def gate_violations(problem: Problem, mask: np.ndarray) -> list[str]:
     gate = packed.requirements.gate
     out = [f.condition for f in failures
            if not (f.condition == "max_token_utilization" and gate.max_token_utilization is None)]
-    con = problem.signals.contradictions
-    if packed.requirements.gate.max_contradiction_density <= 0 and len(con):
-        if (mask[con.i] & mask[con.j]).any() and "max_contradiction_density" not in out:
+    con = problem.conflicts
+    if packed.requirements.gate.max_contradiction_density <= 0 and "max_contradiction_density" not in out:
+        if (mask[con.i] & mask[con.j]).any() or disagree_on_fields(packed, mask, range(len(packed.field_names))):
             out.append("max_contradiction_density")
     return out
 

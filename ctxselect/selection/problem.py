@@ -26,7 +26,8 @@ import numpy as np
 
 from ctxselect._config import SIMILARITY_EPSILON, TOLERANCE
 from ctxselect.errors import InputError
-from ctxselect.features.pairs import ConflictKind, Signals
+from ctxselect.features.contradictions.fields import field_pairs, union_contradictions
+from ctxselect.features.pairs import ConflictKind, ContradictionPairs, Signals
 from ctxselect.features.query_terms import query_features
 from ctxselect.model import validation as checks
 from ctxselect.packing import PackedCandidates
@@ -116,8 +117,12 @@ class Problem:
     covers : bool (n, A)
     n_required : int
         How many of the aspects are required ones (the gate's coverage counts only those).
+    conflicts : ContradictionPairs
+        Every contradiction as a pair except those of the hard fields (which stay per-value
+        codes, see ``hard_fields``): the signals' contradictions and the soft fields' pairs.
     pair_i, pair_j, pair_penalty : the penalised pairs (i < j), penalty w_red·s + w_con·σ > 0
-    hard_i, hard_j : pairs that may never be selected together (hard conflicts)
+    hard_i, hard_j : pairs that may never be selected together (hard conflicts listed as pairs;
+        the hard fields' disagreements are not listed, see ``hard_fields``)
     hard_fields : tuple of int
         Conflict fields whose every disagreement is hard: all selected chunks carrying such a
         field must agree on its value (the models express this per value, not per pair).
@@ -140,6 +145,7 @@ class Problem:
     aspect_gain: np.ndarray
     covers: np.ndarray
     n_required: int
+    conflicts: ContradictionPairs
     pair_i: np.ndarray
     pair_j: np.ndarray
     pair_penalty: np.ndarray
@@ -255,16 +261,20 @@ def build_problem(
     value = (w.relevance * strength ** w.sharpen * freshness
              - w.tokens * packed.tokens / packed.budget - w.chunk_cost)
 
+    hard_fields = tuple(f for f in range(len(packed.field_names))
+                        if packed.field_severity[f] >= hard_conflict_severity - SIMILARITY_EPSILON)
+    soft_fields = [f for f in range(len(packed.field_names)) if f not in hard_fields]
     red, con = signals.redundancy, signals.contradictions
-    parts = [(red.i, red.j, w.redundancy * red.weight), (con.i, con.j, w.contradiction * con.weight)]
+    # hard field conflicts stay per-value codes (never both: no pair, no penalty); soft ones are
+    # penalties, so their pairs join the listed contradictions
+    conflicts = union_contradictions(n, con, field_pairs(packed, soft_fields)) if soft_fields else con
+    parts = [(red.i, red.j, w.redundancy * red.weight), (conflicts.i, conflicts.j, w.contradiction * conflicts.weight)]
     if w.same_document > 0:
         di, dj = _same_document_pairs(packed)
         parts.append((di, dj, np.full(len(di), w.same_document)))
     pair_i, pair_j, pair_penalty = _merge_pair_penalties(n, parts)
 
     hard = (con.weight >= hard_conflict_severity - SIMILARITY_EPSILON) | ((con.kind & ConflictKind.VERSION) > 0)
-    hard_fields = tuple(f for f in range(len(packed.field_names))
-                        if packed.field_severity[f] >= hard_conflict_severity - SIMILARITY_EPSILON)
     superseded_by = superseded_versions(signals)
 
     eligible = packed.admissible.copy()
@@ -293,7 +303,7 @@ def build_problem(
 
     return Problem(
         packed=packed, signals=signals, weights=weights, value=value, aspect_gain=aspect_gain,
-        covers=covers, n_required=n_required, pair_i=pair_i, pair_j=pair_j, pair_penalty=pair_penalty,
+        covers=covers, n_required=n_required, conflicts=conflicts, pair_i=pair_i, pair_j=pair_j, pair_penalty=pair_penalty,
         hard_i=con.i[hard], hard_j=con.j[hard], hard_fields=hard_fields, superseded_by=superseded_by,
         groups=signals.duplicate_groups(), eligible=eligible, ineligible_reason=reasons, unresolved=unresolved,
     )

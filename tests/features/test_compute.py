@@ -6,6 +6,7 @@ from hypothesis import given, settings
 
 import ctxselect
 from ctxselect.features.compute import signals
+from ctxselect.features.contradictions.fields import field_pairs, union_contradictions
 from ctxselect.features.pairs import ConflictKind
 from ctxselect.packing import pack
 from tests.helpers import MiB, peak_memory
@@ -22,8 +23,14 @@ def cand(cid, text="", **kw):
 @settings(max_examples=100, deadline=None)
 @given(candidate_lists(), requirement_dicts())
 def test_field_and_version_contradictions_match_twin(chunks, reqs):
+    """Versions come listed as pairs; field conflicts stay per-value codes, and their pairs on
+    request (``field_pairs``) complete the twin's list."""
     packed = ctxselect.pack(api_chunks(chunks), reqs)
-    got = signals(packed, similarity="none").contradictions.as_dict()
+    listed = signals(packed, similarity="none").contradictions
+    assert not (listed.kind & ConflictKind.FIELD).any()
+    fields = field_pairs(packed, range(len(packed.field_names)))
+    assert (fields.kind == ConflictKind.FIELD).all()
+    got = union_contradictions(packed.n, listed, fields).as_dict()
     want = naive_conflicts(chunks, reqs["conflict_fields"])
     assert got == pytest.approx(want)
 

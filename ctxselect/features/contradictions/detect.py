@@ -1,8 +1,9 @@
 """Contradictions among one query's candidates, detected once per call: the one definition.
 
-Four kinds (:class:`~ctxselect.features.pairs.ConflictKind`): differing values of a conflict field,
-different versions of one document (the older is *superseded*), near-duplicate texts whose numbers
-differ (drift), and free-text claims that disagree (:mod:`ctxselect.text.claims`). Each kind gives
+Four kinds (:class:`~ctxselect.features.pairs.ConflictKind`): differing values of a conflict field
+(kept as per-value codes, :mod:`~ctxselect.features.contradictions.fields`), different versions
+of one document (the older is *superseded*), near-duplicate texts whose numbers differ (drift),
+and free-text claims that disagree (:mod:`ctxselect.text.claims`). Each of the last three gives
 sorted, unique pairs; :func:`merge_contradictions` merges them into one
 :class:`~ctxselect.features.pairs.ContradictionPairs` (highest severity, kinds OR-ed).
 """
@@ -162,9 +163,12 @@ def _codes(column: np.ndarray) -> np.ndarray:
 def detect_contradictions(packed: PackedCandidates, texts: list[str], near_i: np.ndarray, near_j: np.ndarray,
                           red_i: np.ndarray, red_j: np.ndarray, *, drift_severity: float, claims: bool,
                           claim_severity: float) -> tuple[ContradictionPairs, dict, dict]:
-    """Every contradiction among the candidates: fields, versions, drift among the near pairs
+    """Every contradiction among the candidates listed as pairs: versions, drift among the near pairs
     ``(near_i, near_j)``, and claims (above :data:`CLAIM_ALL_TEXTS_LIMIT` candidates only among the
     redundancy pairs ``(red_i, red_j)``).
+
+    Field conflicts are not listed: they stay per-value codes (``packed.field_values``; pairs on
+    request from :func:`ctxselect.features.contradictions.fields.field_pairs`).
 
     Returns
     -------
@@ -174,9 +178,6 @@ def detect_contradictions(packed: PackedCandidates, texts: list[str], near_i: np
     empty = np.empty(0, np.int64)
     ri, rj = red_i, red_j
     parts = []  # (i, j, severity, kind, superseded or None), each sorted by (i, j)
-    for f in range(len(packed.field_names)):
-        parts.append((*_differing_code_pairs(_codes(packed.field_values[:, f]), empty),
-                      float(packed.field_severity[f]), ConflictKind.FIELD, None))
     reqs = packed.requirements
     if reqs.version_conflicts:
         vi, vj = _differing_code_pairs(_codes(packed.version), _codes(packed.doc))
