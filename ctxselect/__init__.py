@@ -5,7 +5,7 @@ Public API
 select(candidates, requirements)   choose the context: optimizer or baselines, with reasons
 inspect(chunks, requirements)      score a context: the quality vector and the gate
 trace(chunks, prompts) / audit(...) which chunks reached the prompt; RAGScope's audit
-pack(candidates, requirements)     candidates as a struct of NumPy arrays
+pack(candidates, requirements)     candidates as a struct of NumPy arrays (embeddings=: one (n, d) array)
 signals(packed)                    freshness, sparse redundancy / contradiction pairs, clusters
 read_dump(path) / write_dump(path, queries)
 Candidate, Requirements, GateThresholds, Query, QualityReport, InputError

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping
 
 import numpy as np
 
 from ctxselect.errors import InputError
-from ctxselect.model.candidate import Candidate, coerce_candidates
+from ctxselect.model.candidate import Candidate, coerce_with_embeddings
 from ctxselect.model.requirements import Requirements
 from ctxselect.model.times import SECONDS_PER_DAY
 from ctxselect.model.tokens import TokenCounter
@@ -69,7 +69,7 @@ class PackedCandidates:
         aspects the query does not require (required aspects come first)
     field_values : int32 array (n, F), interned claim values per conflict field (-1: absent);
         field_names, field_severity (F,)
-    embeddings : float64 array (n, d) or None
+    embeddings : read-only float64 array (n, d), or None
     decay : float64 array, freshness decay per day of each chunk's source
     age_days : float64 array, age at ``now`` (0 for future timestamps and missing ones)
     valid_now : bool array, inside the validity window at ``now``
@@ -154,17 +154,11 @@ def text_buffer(texts: Iterable[str]) -> tuple[np.ndarray, np.ndarray]:
     return np.frombuffer(b"".join(encoded), dtype=np.uint8), offsets
 
 
-def _embeddings(cands: Sequence[Candidate]) -> np.ndarray | None:
-    """The embedding matrix; :func:`coerce_candidates` has checked all-or-none and one dimension."""
-    if not cands or cands[0].embedding is None:
-        return None
-    return np.asarray([c.embedding for c in cands], dtype=np.float64)
-
-
 def pack(
     candidates: Iterable[Candidate | Mapping[str, Any]],
     requirements: Requirements | Mapping[str, Any],
     *,
+    embeddings: Any = None,
     token_counter: TokenCounter | None = None,
     default_relevance: float | None = None,
 ) -> PackedCandidates:
@@ -176,6 +170,11 @@ def pack(
         The query's candidates (dicts use the dump's field names).
     requirements : Requirements or dict
         The query's requirements (a dump's ``requirements`` object or article 000's config).
+    embeddings : array_like, optional
+        One (n, d) array of real numbers (float32, float64, integers), row ``i`` for candidate
+        ``i``: the cheap way to give embeddings (no per-candidate lists). Finite, at most ``1e100``
+        in size; the candidates must then carry none. A float64 array is not copied (the result
+        holds a read-only view of it: leave it unchanged while the result is in use).
     token_counter : callable, optional
         Counts tokens for candidates without ``tokens`` (default: :func:`ctxselect.get_token_counter`).
     default_relevance : float, optional
@@ -191,7 +190,8 @@ def pack(
         Naming the candidate and field of the first problem found.
     """
     reqs = Requirements.from_dict(requirements)
-    cands = coerce_candidates(candidates, token_counter=token_counter, default_relevance=default_relevance)
+    cands, embedding_matrix = coerce_with_embeddings(candidates, embeddings=embeddings, token_counter=token_counter,
+                                                     default_relevance=default_relevance)
     n = len(cands)
     now = reqs.reference_time()
 
@@ -268,7 +268,7 @@ def pack(
         field_names=field_names,
         field_severity=np.array(list(reqs.conflict_fields.values()), dtype=np.float64),
         field_value_names=tuple(value_names),
-        embeddings=_embeddings(cands),
+        embeddings=embedding_matrix,
         decay=np.array([reqs.decay_for(c.source) for c in cands], dtype=np.float64),
         age_days=age_days,
         valid_now=(valid_from <= now) & (now <= valid_to),

@@ -7,16 +7,18 @@ from dataclasses import dataclass, field
 from dataclasses import fields as dc_fields
 from typing import Any, Iterable, Mapping
 
+import numpy as np
+
 from ctxselect.errors import InputError
+from ctxselect.model import embeddings as vectors
 from ctxselect.model import validation as checks
+from ctxselect.model.embeddings import MAX_EMBEDDING_ABS  # noqa: F401  (its home before embeddings.py)
 from ctxselect.model.times import to_epoch_seconds, to_iso
 from ctxselect.model.tokens import TokenCounter, get_token_counter
 
-__all__ = ["Candidate", "coerce_candidates"]
+__all__ = ["Candidate", "coerce_candidates", "coerce_with_embeddings"]
 
 _SCALARS = (str, int, float, bool)
-#: Embedding components beyond this size are an error: their squares would overflow the cosine.
-MAX_EMBEDDING_ABS = 1e100
 #: Candidate keys that are not claims: a conflict field cannot be named after one of them.
 RESERVED_KEYS = ("id", "source", "relevance", "tokens", "text", "rank", "timestamp", "valid_from",
                  "valid_to", "doc_id", "version", "scope", "aspects", "fields", "embedding")
@@ -59,8 +61,10 @@ class Candidate:
         The required answer aspects this chunk covers.
     fields : dict
         Structured claims (scalar values) used for contradiction detection.
-    embedding : tuple of float, optional
-        Dense vector for redundancy.
+    embedding : array_like of float, optional
+        Dense vector for redundancy: a list, tuple or 1-d NumPy array of real numbers (any float or
+        integer dtype; booleans and text are refused), finite and at most ``1e100`` in size. Kept
+        as a read-only float64 array.
     extra : dict
         Every other key of the input (``title``, ``author`` ...), kept for round trips. Article
         000's shape, with conflict fields as top-level keys, is read from here too.
@@ -80,8 +84,20 @@ class Candidate:
     scope: str | None = None
     aspects: tuple[str, ...] = ()
     fields: Mapping[str, Any] = field(default_factory=dict)
-    embedding: tuple[float, ...] | None = None
+    embedding: np.ndarray | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        for f in dc_fields(self):
+            mine, theirs = getattr(self, f.name), getattr(other, f.name)
+            if isinstance(mine, np.ndarray) or isinstance(theirs, np.ndarray):
+                if mine is None or theirs is None or not np.array_equal(mine, theirs):
+                    return False
+            elif mine != theirs:
+                return False
+        return True
 
     def __post_init__(self) -> None:
         try:
@@ -113,11 +129,7 @@ class Candidate:
         claims = checks.mapping(self.fields, "fields", "an object of scalar claims")
         put("fields", {k: _field_value(v, f"fields.{k}") for k, v in claims.items()})
         if self.embedding is not None:
-            vector = self.embedding
-            if isinstance(vector, (str, Mapping)) or not hasattr(vector, "__len__") or len(vector) == 0:
-                raise InputError(field="embedding", expected="a non-empty list of numbers", found=vector)
-            put("embedding", tuple(checks.number(v, f"embedding[{i}]", low=-MAX_EMBEDDING_ABS,
-                                                 high=MAX_EMBEDDING_ABS) for i, v in enumerate(vector)))
+            put("embedding", vectors.vector(self.embedding))
         put("extra", dict(checks.mapping(self.extra, "extra", "an object")))
 
     # -- construction from plain data --------------------------------------------------------
@@ -147,25 +159,33 @@ class Candidate:
         InputError
             Naming the candidate id and the field.
         """
+        return cls._from_data(data, token_counter, default_relevance, with_embedding=True)
+
+    @classmethod
+    def _from_data(cls, data, token_counter, default_relevance, *, with_embedding: bool) -> "Candidate":
+        """:meth:`from_dict`; without ``with_embedding`` a dict's ``embedding`` is left for the
+        caller to check with every other candidate's at once (:func:`coerce_with_embeddings`)."""
         if isinstance(data, Candidate):
             return data
         if not isinstance(data, Mapping):
             raise InputError(expected="a candidate object", found=data, has_found=True)
         cid = data.get("id")
         try:
-            return cls._from_mapping(data, token_counter, default_relevance)
+            return cls._from_mapping(data, token_counter, default_relevance, with_embedding)
         except InputError as err:
             located = cid if isinstance(cid, str) else (str(cid) if isinstance(cid, int) else None)
             raise err.located(candidate_id=located) from None
 
     @classmethod
-    def _from_mapping(cls, data, token_counter, default_relevance) -> "Candidate":
+    def _from_mapping(cls, data, token_counter, default_relevance, with_embedding=True) -> "Candidate":
         for name in ("id", "source"):
             if data.get(name) is None:
                 raise InputError(field=name, expected="a non-empty string", message="missing required field")
         known = {f.name for f in dc_fields(cls)} - {"extra"}
         values = {k: v for k, v in data.items() if k in known and v is not None}
         extra = {k: v for k, v in data.items() if k not in known}
+        if not with_embedding:
+            values.pop("embedding", None)
         if "relevance" not in values:
             if default_relevance is None:
                 raise InputError(field="relevance", expected="a number in [0, 1]",
@@ -199,7 +219,7 @@ class Candidate:
         if self.fields:
             out["fields"] = dict(self.fields)
         if self.embedding is not None:
-            out["embedding"] = list(self.embedding)
+            out["embedding"] = self.embedding.tolist()
         for key, value in self.extra.items():
             out.setdefault(key, value)
         return out
@@ -232,15 +252,52 @@ def coerce_candidates(
     default_relevance: float | None = None,
 ) -> list[Candidate]:
     """Turn dicts or candidates into validated candidates; ids must be unique."""
+    return coerce_with_embeddings(candidates, token_counter=token_counter,
+                                  default_relevance=default_relevance)[0]
+
+
+def coerce_with_embeddings(
+    candidates: Iterable[Candidate | Mapping[str, Any]],
+    *,
+    embeddings: Any = None,
+    token_counter: TokenCounter | None = None,
+    default_relevance: float | None = None,
+) -> tuple[list[Candidate], np.ndarray | None]:
+    """Validated candidates and their embedding matrix.
+
+    Parameters
+    ----------
+    candidates : iterable of Candidate or dict
+    embeddings : array_like, optional
+        One (n, d) array, row ``i`` for candidate ``i`` (:func:`ctxselect.model.embeddings.matrix`):
+        then no candidate may carry an embedding, and the candidates keep none (the matrix is the
+        only copy).
+    token_counter, default_relevance
+        As for :meth:`Candidate.from_dict`.
+
+    Returns
+    -------
+    candidates : list of Candidate
+    matrix : read-only float64 array (n, d), or None
+        Without ``embeddings``, the candidates' own embeddings checked together
+        (:func:`ctxselect.model.embeddings.stack`: all or none, one dimension, finite); a
+        candidate built here from a dict holds its row of the matrix, not a copy.
+
+    Raises
+    ------
+    InputError
+        Naming the first offending candidate and field.
+    """
     if isinstance(candidates, (str, bytes, Mapping)) or not hasattr(candidates, "__iter__"):
         raise InputError(field="candidates", expected="a list of candidates", found=candidates,
                          has_found=True)
     out: list[Candidate] = []
+    raw: list[Any] = []  # each candidate's embedding as given (dicts) or as held (candidates)
+    built: list[bool] = []
     seen: set[str] = set()
     for index, item in enumerate(candidates):
         try:
-            cand = Candidate.from_dict(item, token_counter=token_counter,
-                                       default_relevance=default_relevance)
+            cand = Candidate._from_data(item, token_counter, default_relevance, with_embedding=False)
         except InputError as err:
             raise err.located(candidate_index=index) from None
         if cand.id in seen:
@@ -248,21 +305,20 @@ def coerce_candidates(
                              expected="ids unique within a query")
         seen.add(cand.id)
         out.append(cand)
-    _check_embeddings(out)
-    return out
-
-
-def _check_embeddings(cands: list[Candidate]) -> None:
-    """Embeddings are all-or-none within a query, with one dimension."""
-    first = next((c for c in cands if c.embedding is not None), None)
-    if first is None:
-        return
-    dim = len(first.embedding)
-    expected = f"a {dim}-dimensional vector, as candidate {first.id!r} has"
-    for c in cands:
-        if c.embedding is None:
-            raise InputError(candidate_id=c.id, field="embedding", message="missing embedding",
-                             expected=expected)
-        if len(c.embedding) != dim:
-            raise InputError(candidate_id=c.id, field="embedding", expected=expected,
-                             found=f"{len(c.embedding)} dimensions")
+        ours = cand is not item  # built here from a dict, its embedding not yet checked
+        built.append(ours)
+        raw.append(item.get("embedding") if ours else cand.embedding)
+    ids = [c.id for c in out]
+    if embeddings is not None:
+        given = next((i for i, value in enumerate(raw) if value is not None), None)
+        if given is not None:
+            raise InputError(candidate_id=ids[given], field="embedding",
+                             message="embeddings given both on the candidates and as `embeddings`",
+                             expected="one or the other")
+        return out, vectors.matrix(embeddings, ids)
+    matrix = vectors.stack(raw, ids)
+    if matrix is not None:
+        for i, cand in enumerate(out):
+            if built[i]:
+                object.__setattr__(cand, "embedding", matrix[i])
+    return out, matrix

@@ -95,6 +95,7 @@ def prepare(
     signal_options: Mapping[str, Any] | None = None,
     token_counter: TokenCounter | None = None,
     timings: dict | None = None,
+    embeddings: Any = None,
 ) -> Problem:
     """Pack candidates, compute their signals and build the selection problem (the first three
     stages of :func:`select`; useful to run several selectors on the same problem)."""
@@ -106,9 +107,12 @@ def prepare(
         checks.mapping(weights, "weights", "an object of objective weights")
     t0 = time.perf_counter()
     if isinstance(candidates, PackedCandidates):
+        if embeddings is not None:
+            raise InputError(field="embeddings", message="the candidates are already packed",
+                             expected="embeddings given to pack()")
         packed = candidates
     else:
-        packed = pack(candidates, requirements, token_counter=token_counter)
+        packed = pack(candidates, requirements, token_counter=token_counter, embeddings=embeddings)
     t1 = time.perf_counter()
     if isinstance(weights, ObjectiveWeights):
         objective_weights = weights
@@ -169,6 +173,7 @@ def select(
     resolve_by_corroboration: bool = True,
     signal_options: Mapping[str, Any] | None = None,
     token_counter: TokenCounter | None = None,
+    embeddings: Any = None,
 ) -> Selection:
     """Choose the candidates that go into the context window.
 
@@ -218,6 +223,9 @@ def select(
     signal_options : dict, optional
         Keyword arguments of :func:`ctxselect.signals` (thresholds, similarity kind ...).
     token_counter : callable, optional
+    embeddings : array_like, optional
+        One (n, d) array, row ``i`` the embedding of candidate ``i`` (float32, float64 or
+        integers), instead of an ``embedding`` on each candidate: see :func:`ctxselect.pack`.
 
     Returns
     -------
@@ -241,7 +249,7 @@ def select(
     problem = prepare(candidates, requirements, query, weights=weights, hard_conflict_severity=hard_conflict_severity,
                       exclude_outside_window=exclude_outside_window,
                       resolve_by_corroboration=resolve_by_corroboration, signal_options=signal_options,
-                      token_counter=token_counter, timings=timings)
+                      token_counter=token_counter, timings=timings, embeddings=embeddings)
 
     notes: dict[int, str] = {}
     infeasible: list[str] = []

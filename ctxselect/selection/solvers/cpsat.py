@@ -19,7 +19,6 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from ortools.sat.python import cp_model
 
 from ctxselect._config import ROW_SCALE, SOLVER_SCALE, TOLERANCE
 from ctxselect.selection.problem import Problem, agreement_covered
@@ -32,6 +31,14 @@ __all__ = ["OptimalResult", "solve_optimal", "SCALE", "upper_bound", "choose_cor
 
 SCALE = SOLVER_SCALE  # objective coefficients are rounded to 1e-6
 _TOL = TOLERANCE
+
+
+def _cp_model():
+    """OR-Tools' CP-SAT module, imported on first use: with the pandas it pulls in it costs
+    ~0.2 s, which ``import ctxselect`` does not pay (a later call finds it in ``sys.modules``)."""
+    from ortools.sat.python import cp_model
+
+    return cp_model
 
 
 @dataclass
@@ -50,7 +57,7 @@ class _ModelBuilder:
     """Fills a CpModelProto: boolean variables, linear constraints, at-most-one, objective."""
 
     def __init__(self) -> None:
-        self.model = cp_model.CpModel()
+        self.model = _cp_model().CpModel()
         self.proto = self.model.proto
         self.obj_vars: list[int] = []
         self.obj_coeffs: list[int] = []
@@ -236,6 +243,7 @@ def solve_optimal(
     if b.impossible:
         return OptimalResult(None, "infeasible", math.inf, -math.inf, core_is_full,
                              {"model": built - started, "solve": 0.0})
+    cp_model = _cp_model()
     solver = cp_model.CpSolver()
     params = solver.parameters
     params.num_workers = 1
