@@ -27,10 +27,15 @@ from ctxselect.selection.solvers.core import (  # upper_bound re-exported
     upper_bound,
 )
 
-__all__ = ["OptimalResult", "solve_optimal", "SCALE", "upper_bound", "choose_core"]
+__all__ = ["OptimalResult", "load_solver", "solve_optimal", "SCALE", "upper_bound", "choose_core"]
 
 SCALE = SOLVER_SCALE  # objective coefficients are rounded to 1e-6
 _TOL = TOLERANCE
+
+
+def load_solver() -> None:
+    """Import OR-Tools now (``select()`` does, before its time limit starts)."""
+    _cp_model()
 
 
 def _cp_model():
