@@ -30,3 +30,25 @@ ctxselect.select(cands, {"token_budget": 7}, embeddings=np.eye(6))
     loaded = _loaded_after(code)
     assert "ortools" in loaded and "threadpoolctl" in loaded
     assert "matplotlib" not in loaded and "ctxselect.cli" not in loaded
+
+
+def test_the_public_names_load_on_first_use():
+    """``import ctxselect`` imports no NumPy or Numba (PEP 562 attributes); the first public
+    name a program touches loads its module, and every name of ``__all__`` resolves."""
+    assert json.loads(subprocess.run(
+        [sys.executable, "-c", "import json, sys, ctxselect; print(json.dumps([m for m in ('numpy', 'numba') "
+                               "if m in sys.modules]))"],
+        capture_output=True, text=True, check=True, timeout=300).stdout) == []
+    import ctxselect
+
+    for name in ctxselect.__all__:
+        value = getattr(ctxselect, name)
+        assert value is not None and name in dir(ctxselect)
+        defined_in = getattr(value, "__module__", None)
+        assert defined_in is None or defined_in == ctxselect._EXPORTS[name], (name, defined_in)
+    try:
+        ctxselect.no_such_name
+    except AttributeError as error:
+        assert "no_such_name" in str(error)
+    else:
+        raise AssertionError("an unknown name must raise AttributeError")
