@@ -13,6 +13,15 @@ None of these reads labels; each uses only the question's text and the candidate
 - **time match**: when the question names years, whether a candidate mentions a year inside the
   asked span (1), near it (decaying with the distance), or none (0);
 - **source match**: the candidate's source is named in the question.
+
+The words are those of :func:`ctxselect.text.words.content_terms` and the years those of
+:func:`~ctxselect.text.words.years_in`, but the candidates' texts are read by the jitted kernels of
+:mod:`ctxselect.kernels.terms` (one pass over the packed text buffer per call, terms as 64-bit
+hashes; see that module for the rare collisions), and the rest is NumPy over the per-text term
+lists. Python reads only the question, each candidate's ``extra["title"]`` (one list comprehension:
+titles live in per-candidate dicts; when any is set they form a second, small buffer), the source
+names once per distinct source, and the rare texts with a capital sigma Σ (the one letter whose
+lower case depends on its neighbours), whose terms come from ``content_terms`` itself.
 """
 
 from __future__ import annotations
@@ -20,13 +29,30 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
+from ctxselect._config import SERIAL_BYTES
+from ctxselect.kernels.terms import (
+    _hash_each,
+    _hits,
+    _key_table,
+    _membership,
+    _membership_serial,
+    _stop_bits,
+    _text_terms,
+    _text_terms_serial,
+    _time_match,
+    _time_match_serial,
+    _weighted_rows,
+)
 from ctxselect.packing import PackedCandidates
-from ctxselect.text.words import content_terms, years_in
+from ctxselect.text.words import STOPWORDS, content_terms, years_in
 
 __all__ = ["QueryFeatures", "query_features"]
+
+_CAPITAL_SIGMA = "\u03a3"
 
 
 @dataclass(frozen=True, eq=False)
@@ -42,7 +68,7 @@ class QueryFeatures:
     source_match: np.ndarray
 
     @classmethod
-    def empty(cls, n: int) -> "QueryFeatures":
+    def empty(cls, n: int) -> QueryFeatures:
         zeros = np.zeros(n)
         return cls((), np.zeros(0), np.zeros((n, 0), dtype=bool), zeros, zeros.copy(), zeros.copy(), zeros.copy())
 
@@ -51,16 +77,102 @@ def _normalised(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "", text.lower())
 
 
-def _time_match(query_years: list[int], chunk_years: list[int]) -> float:
-    if not chunk_years:
-        return 0.0
-    lo, hi = min(query_years), max(query_years)
-    if any(lo <= y <= hi for y in chunk_years):
-        return 1.0
-    if min(chunk_years) < lo and max(chunk_years) > hi:
-        return 0.8  # a span that encloses the asked one
-    distance = min(min(abs(y - lo), abs(y - hi)) for y in chunk_years)
-    return math.exp(-distance / 3.0)
+def _encode(strings, lower: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """UTF-8 bytes of ``strings`` as one buffer and offsets. Lone surrogates (possible in a
+    question or a title, never in a validated text) keep their three-byte form, which the kernels
+    read as one word character, as the regex does."""
+    encoded = [(s.lower() if lower else s).encode("utf-8", "surrogatepass") for s in strings]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum([len(e) for e in encoded], out=offsets[1:])
+    return _padded(np.frombuffer(b"".join(encoded), dtype=np.uint8)), offsets
+
+
+def _padded(buf: np.ndarray) -> np.ndarray:
+    return buf if len(buf) else np.zeros(1, dtype=np.uint8)  # offsets still say: no bytes
+
+
+@lru_cache(maxsize=1)
+def _stopword_table() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """The terms kernel's stopword arguments: a bitmap and a table of their hashes (keys and
+    positions), their bytes and offsets, and the longest stopword in bytes."""
+    buf, offsets = _encode(sorted(STOPWORDS))
+    hashes = _hash_each(buf, offsets)
+    if len(np.unique(hashes)) != len(hashes):  # the kernel compares the bytes of one stopword per hash
+        raise RuntimeError("two stopwords share a 64-bit hash")
+    return _stop_bits(hashes), *_key_table(hashes, 4), buf, offsets, int(np.diff(offsets).max(initial=0))
+
+
+@lru_cache(maxsize=1)
+def _digit_values() -> np.ndarray:
+    """int8 per code point: its decimal value where ``re``'s ``\\d`` matches it (category Nd),
+    else -1 (built once per process, from ``re`` itself: about 15 ms)."""
+    points = np.arange(0x110000, dtype=np.uint32)
+    points = points[(points < 0xD800) | (points > 0xDFFF)]
+    digits = re.sub(r"\D+", "", points.astype("<u4").tobytes().decode("utf-32-le"))
+    table = np.full(0x110000, -1, dtype=np.int8)
+    table[[ord(d) for d in digits]] = [int(d) for d in digits]
+    return table
+
+
+def _replace_rows(indptr: np.ndarray, hashes: np.ndarray, rows: list[int], terms: list[list[str]]):
+    """The CSR (indptr, hashes) with the rows ``rows`` (ascending) replaced by the hashes of the
+    term strings ``terms`` (one list per row, hashed in one kernel call)."""
+    n = len(indptr) - 1
+    new = _hash_each(*_encode([t for row in terms for t in row]))
+    lengths = np.diff(indptr)
+    replaced = np.zeros(n, dtype=bool)
+    replaced[rows] = True
+    old_rows = np.repeat(replaced, lengths)
+    lengths[rows] = [len(row) for row in terms]
+    out_indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(lengths, out=out_indptr[1:])
+    out = np.empty(out_indptr[n], dtype=np.uint64)
+    new_rows = np.repeat(replaced, lengths)
+    out[~new_rows] = hashes[~old_rows]  # kept rows, in order
+    out[new_rows] = new  # replaced rows, in order
+    return out_indptr, out
+
+
+class _Texts:
+    """``texts[i]`` of the candidates, read lazily (only the few the kernels flag are read)."""
+
+    __slots__ = ("_cands",)
+
+    def __init__(self, cands) -> None:
+        self._cands = cands
+
+    def __getitem__(self, i: int) -> str:
+        return self._cands[i].text
+
+
+def _term_rows(buffer: tuple[np.ndarray, np.ndarray], texts) -> tuple[np.ndarray, np.ndarray]:
+    """Each text's distinct term hashes (CSR: indptr, hashes; a row in order of first appearance)
+    from its lower-cased ``buffer``. ``texts[i]`` is read only for the texts whose lower case holds
+    σ or ς; those with a capital Σ take the Python path (``content_terms``)."""
+    buf, offsets = buffer
+    kernel = _text_terms_serial if len(buf) < SERIAL_BYTES else _text_terms
+    indptr, hashes, sigma = kernel(_padded(buf), offsets, *_stopword_table())
+    if sigma.any():
+        rows = [i for i in np.flatnonzero(sigma).tolist() if _CAPITAL_SIGMA in texts[i]]
+        if rows:
+            indptr, hashes = _replace_rows(indptr, hashes, rows, [list(content_terms(texts[i])) for i in rows])
+    return indptr, hashes
+
+
+def _row_values(rows: tuple[np.ndarray, np.ndarray], which) -> np.ndarray:
+    indptr, hashes = rows
+    return np.concatenate([hashes[indptr[k]:indptr[k + 1]] for k in which] + [np.zeros(0, np.uint64)])
+
+
+def _source_match(packed: PackedCandidates, query: str) -> np.ndarray:
+    """1 where the candidate's source, normalised and of 4+ characters, is named in the question
+    (decided once per distinct source)."""
+    q_norm = _normalised(query)
+    per_source = np.zeros(len(packed.source_names))
+    for code in np.unique(packed.source).tolist():
+        name = _normalised(packed.source_names[code])
+        per_source[code] = float(len(name) >= 4 and name in q_norm)
+    return per_source[packed.source]
 
 
 def query_features(packed: PackedCandidates, query: str | None, *, feedback: int = 1) -> QueryFeatures:
@@ -74,44 +186,60 @@ def query_features(packed: PackedCandidates, query: str | None, *, feedback: int
     n = packed.n
     if not query or not query.strip() or n == 0:
         return QueryFeatures.empty(n)
-    titles = [c.extra.get("title") if isinstance(c.extra.get("title"), str) else "" for c in packed.candidates]
-    chunk_terms = [content_terms(f"{t} {c.text}") for t, c in zip(titles, packed.candidates)]
-    df: dict[str, int] = {}
-    for terms in chunk_terms:
-        for t in terms:
-            df[t] = df.get(t, 0) + 1
-    idf = {t: math.log(1.0 + n / d) for t, d in df.items()}
+    cands = packed.candidates
+    buffer = packed.text_buffer
+    big = len(buffer[0]) >= SERIAL_BYTES
+    text_rows = _term_rows(buffer, _Texts(cands))
+    titles = [t if isinstance(t := c.extra.get("title"), str) else "" for c in cands]
+    title_rows = _term_rows(_encode(titles, lower=True), titles) if any(titles) else None
 
-    q_terms = sorted(t for t in content_terms(query) if t in df)
-    covers = np.array([[t in terms for t in q_terms] for terms in chunk_terms], dtype=bool).reshape(n, len(q_terms))
-    weights = np.array([idf[t] for t in q_terms])
+    # the question's terms (all of them, found or not), sorted, with their hashes
+    q_strings = sorted(content_terms(query))
+    q_hashes = _hash_each(*_encode(q_strings))
+    # the most relevant candidates, first-listed first among equals (argmax: no sort for one)
+    order = (np.argmax(packed.relevance)[None] if feedback == 1
+             else np.argsort(-packed.relevance, kind="stable")[:feedback])
+    top = order.tolist()
+    top_text = _row_values(text_rows, top)
+    top_terms = np.union1d(top_text, _row_values(title_rows, top)) if title_rows else np.unique(top_text)
+
+    # which candidates hold each probe term (a candidate's terms: its text's and its title's)
+    probes = np.union1d(q_hashes, top_terms)
+    no_titles = (np.zeros(n + 1, dtype=np.int64), np.zeros(0, dtype=np.uint64))
+    member = (_membership if big else _membership_serial)(*text_rows, *(title_rows or no_titles), probes)
+    df = member.sum(axis=0)
+
+    q_cols = np.searchsorted(probes, q_hashes)
+    found = df[q_cols] > 0
+    q_terms = tuple(s for s, f in zip(q_strings, found.tolist()) if f)
+    q_cols = q_cols[found]
+    covers = member[:, q_cols]
+    weights = np.array([math.log(1.0 + n / d) for d in df[q_cols].tolist()])
     weights = weights / weights.sum() if weights.size else weights
 
-    order = np.argsort(-packed.relevance, kind="stable")[:feedback]
-    expansion_vocab = {t for k in order.tolist() for t in chunk_terms[k]} - set(q_terms)
-    expansion_vocab = {t for t in expansion_vocab if df[t] <= max(1, n // 2)}
-    total = sum(idf[t] for t in expansion_vocab)
+    vocab = np.isin(probes, top_terms) & ~np.isin(probes, q_hashes) & (df <= max(1, n // 2))
+    idf = np.zeros(len(probes))
+    idf[vocab] = np.log(1.0 + n / df[vocab])
+    total = idf.sum()
     expansion = np.zeros(n)
     if total > 0:
-        for i, terms in enumerate(chunk_terms):
-            if i not in set(order.tolist()):
-                expansion[i] = sum(idf[t] for t in terms & expansion_vocab) / total
+        expansion = _weighted_rows(member, idf) / total
+        expansion[order] = 0.0
         if expansion.max() > 0:
             expansion /= expansion.max()
 
-    known = set(content_terms(query)) | {t for k in order.tolist() for t in content_terms(packed.candidates[k].text)}
     title_link = np.zeros(n)
-    for i, title in enumerate(titles):
-        words = content_terms(title)
-        if words:
-            title_link[i] = len(words & known) / len(words)
+    if title_rows:
+        known = np.union1d(q_hashes, top_text)
+        hits = _hits(*title_rows, known)
+        words = np.diff(title_rows[0])
+        title_link = np.divide(hits, words, out=title_link, where=words > 0)
 
     query_years = years_in(query)
     time_match = np.zeros(n)
     if query_years:
-        time_match = np.array([_time_match(query_years, years_in(c.text)) for c in packed.candidates])
+        kernel = _time_match if big else _time_match_serial
+        time_match = kernel(_padded(buffer[0]), buffer[1], _digit_values(), min(query_years), max(query_years))
 
-    q_norm = _normalised(query)
-    source_match = np.array([float(len(_normalised(c.source)) >= 4 and _normalised(c.source) in q_norm)
-                             for c in packed.candidates])
-    return QueryFeatures(tuple(q_terms), weights, covers, expansion, title_link, time_match, source_match)
+    return QueryFeatures(q_terms, weights, covers, expansion, title_link, time_match, _source_match(packed, query))
+

@@ -1,11 +1,26 @@
-"""Query-aware signals: time match, source and title links, the question's terms."""
+"""Query-aware signals: time match, source and title links, the question's terms.
+
+The compiled path (ctxselect/kernels/terms.py through ``query_features``) must equal the plain-Python
+twin, tests/naive/query_terms.py, the implementation it replaced: on fixed inputs, edge inputs,
+drawn candidates (hypothesis) and generated queries, below and above the parallel cut-off.
+"""
 
 import math
+import random
+import re
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ctxselect
+from ctxselect._config import SERIAL_BYTES
+from ctxselect.evaluate.generate import generate_queries
+from ctxselect.features import query_terms
 from ctxselect.features.query_terms import query_features
+from tests.kernels.test_terms import ASCII_WORDS, NON_WORD, UNICODE_WORDS, YEARS, texts
+from tests.naive.query_terms import naive_query_features
 
 
 def cand(cid, text, relevance=0.5, **kw):
@@ -39,3 +54,130 @@ def test_source_title_and_terms():
     assert empty.terms == () and empty.covers.shape == (3, 0)
 
 
+# -- the compiled path against the plain-Python twin (tests/naive/query_terms.py) -------------------
+
+FIELDS = ("expansion", "title_link", "time_match", "source_match")
+
+
+def assert_same(packed, query, feedback=1):
+    """query_features equals the twin: the same terms, covers, and floats to 1e-12."""
+    got = query_features(packed, query, feedback=feedback)
+    want = naive_query_features(packed, query, feedback=feedback)
+    n = packed.n
+    assert got.terms == want["terms"]
+    assert got.covers.dtype == np.bool_ and got.covers.shape == (n, len(want["terms"]))
+    assert got.covers.tolist() == want["covers"]
+    assert got.term_weight.dtype == np.float64 and got.term_weight.shape == (len(want["terms"]),)
+    np.testing.assert_allclose(got.term_weight, want["term_weight"], rtol=1e-12, atol=1e-12)
+    for name in FIELDS:
+        value = getattr(got, name)
+        assert value.dtype == np.float64 and value.shape == (n,), name
+        np.testing.assert_allclose(value, want[name], rtol=1e-12, atol=1e-12, err_msg=name)
+    return got
+
+
+def packed_of(texts, titles=None, sources=None, relevance=None, **requirements):
+    titles = titles or [None] * len(texts)
+    cands = []
+    for i, text in enumerate(texts):
+        c = cand(f"c{i}", text, relevance[i] if relevance else (i * 37 % 100) / 100,
+                 source=sources[i] if sources else "wiki")
+        if titles[i] is not None:
+            c["title"] = titles[i]
+        cands.append(c)
+    return ctxselect.pack(cands, {"token_budget": 100, **requirements})
+
+
+EDGE_TEXTS = ["Bubye River is a tributary of the Limpopo in Zimbabwe.", "", "the and of it was",
+              "Victoria Falls is a waterfall on the Zambezi, 1855.", "Cities and rivers of Zimbabwe",
+              "café Straße İstanbul 中文 東京\u00a0naïve 😀 ©", "1999 to 2010 and 19٩٩; ١٩٩٩",
+              "ΑΣ'Β ΟΔΟΣ.ΚΑΙ σοφία"]
+
+
+@pytest.mark.parametrize("query", [None, "", "   ", "the and of", "unknown words only zzz",
+                                   "Which waterfall in Zimbabwe?", "rivers of Zimbabwe from 1990 to 2000",
+                                   "café istanbul 中文 naïve", "ας οδος και", "1855",
+                                   "Bubye River 2010 1999 1500"])
+def test_fixed_queries_match_twin(query):
+    packed = packed_of(EDGE_TEXTS, titles=["Bubye River", None, 7, "Zimbabwe", "", "Café", "ΟΔΟΣ", ["x"]],
+                       sources=["wiki", "The Verge", "Limpopo Times", "abc", "a.b.c.d", "wiki", "wiki", "wiki"])
+    assert_same(packed, query)
+
+
+@pytest.mark.parametrize("feedback", [0, 1, 3, 50])
+def test_feedback_sizes_match_twin(feedback):
+    packed = packed_of(EDGE_TEXTS * 3, relevance=[0.5] * 24)  # ties: the stable order decides
+    assert_same(packed, "Which waterfall in Zimbabwe, the rivers of 1999?", feedback)
+
+
+def test_edge_inputs_match_twin():
+    assert query_features(packed_of([]), "rivers").covers.shape == (0, 0)
+    assert_same(packed_of(["Only one candidate about rivers."]), "rivers")
+    assert_same(packed_of(["", "", ""]), "rivers")
+    assert_same(packed_of(["the and of", "it was the"]), "the rivers")
+    assert_same(packed_of(["rivers"] * 4), "rivers")  # every candidate has the term: df = n
+    assert_same(packed_of(["a b c", "x y"], titles=["a", "ab\ud800cd"]), "ab\ud800cd")  # a surrogate title
+    f = assert_same(packed_of(["no match here"]), "rivers")
+    assert f.terms == () and f.covers.shape == (1, 0) and f.term_weight.shape == (0,)
+
+
+def test_capital_sigma_texts_take_the_python_path(monkeypatch):
+    calls = []
+    original = query_terms.content_terms
+    monkeypatch.setattr(query_terms, "content_terms", lambda text: calls.append(text) or original(text))
+    texts = ["ΑΣ'Β", "σοφία ς", "plain", "ΟΔΟΣ.ΚΑΙ", "Σ."]  # replaced rows: first, inner, last (empty)
+    packed = packed_of(texts, titles=["ΣΑ'Σ", "σ", None, None, None])
+    f = assert_same(packed, "ας οδος σοφία")
+    assert set(f.terms) == {"ας", "οδος", "σοφία"}
+    # content_terms ran on the question and on the texts and titles with a Σ, nothing else
+    assert sorted(calls) == sorted(["ας οδος σοφία", "ΑΣ'Β", "ΟΔΟΣ.ΚΑΙ", "Σ.", "ΣΑ'Σ"])
+
+
+def test_digit_table_is_the_regex_digit_class():
+    table = query_terms._digit_values()
+    digit = re.compile(r"\d")
+    want = {cp: int(chr(cp)) for cp in range(0x110000) if not 0xD800 <= cp <= 0xDFFF and digit.match(chr(cp))}
+    assert {int(cp): int(table[cp]) for cp in np.flatnonzero(table >= 0)} == want
+    assert len(want) > 600  # precondition: Unicode digits, not only ASCII
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.data())
+def test_drawn_candidates_match_twin(data):
+    n = data.draw(st.integers(1, 8))
+    words = st.sampled_from(ASCII_WORDS + UNICODE_WORDS + YEARS + NON_WORD)
+    batch = data.draw(st.lists(texts, min_size=n, max_size=n))
+    titles = data.draw(st.lists(st.one_of(st.none(), st.just(""), words, texts, st.integers()), min_size=n, max_size=n))
+    sources = data.draw(st.lists(st.sampled_from(["wiki", "The Verge", "abc", "New-York Times", "café"]),
+                                 min_size=n, max_size=n))
+    relevance = data.draw(st.lists(st.sampled_from([0.0, 0.3, 0.5, 1.0]), min_size=n, max_size=n))
+    found = [w for t in batch + [t for t in titles if isinstance(t, str)] for w in t.split()]
+    parts = data.draw(st.lists(st.one_of(words, texts, st.sampled_from(found or ["x"])), max_size=8))
+    query = " ".join(parts + data.draw(st.sampled_from([[], ["from 1990 to 2005"], ["The Verge"]])))
+    assert_same(packed_of(batch, titles, sources, relevance), query, data.draw(st.sampled_from([1, 2])))
+
+
+def test_generated_queries_match_twin():
+    for q in generate_queries(queries=3, candidates=120, seed=5):
+        packed = ctxselect.pack(q.candidates, q.requirements)
+        assert_same(packed, q.query)
+        assert_same(packed, q.query + " in 2019 or 2021")
+
+
+def test_large_inputs_take_the_parallel_kernels_and_match_twin(monkeypatch):
+    """Above the cut-off (bytes of text) the parallel kernels run; below it the serial twins."""
+    calls = []
+    for name in ("_text_terms", "_text_terms_serial", "_membership", "_membership_serial", "_time_match",
+                 "_time_match_serial"):
+        kernel = getattr(query_terms, name)
+        monkeypatch.setattr(query_terms, name, lambda *a, _k=kernel, _n=name: calls.append(_n) or _k(*a))
+    rng = random.Random(1)
+    pool = ASCII_WORDS + UNICODE_WORDS + YEARS
+    big = [" ".join(rng.choice(pool) for _ in range(40)) for _ in range(1200)]
+    packed = packed_of(big, titles=[rng.choice(pool) for _ in big])
+    assert len(packed.text_buffer[0]) > SERIAL_BYTES  # precondition
+    assert_same(packed, "rivers of Zimbabwe, İstanbul and 中文 from 1999 to 2001")
+    assert sorted(calls) == ["_membership", "_text_terms", "_text_terms_serial", "_time_match"]  # titles: small
+    calls.clear()
+    assert_same(packed_of(big[:20]), "rivers of Zimbabwe from 1999 to 2001")
+    assert sorted(calls) == ["_membership_serial", "_text_terms_serial", "_time_match_serial"]

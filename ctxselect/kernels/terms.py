@@ -1,0 +1,392 @@
+"""Content terms and years of texts, jitted: the query-aware signals' per-text work.
+
+Texts arrive as one lower-cased UTF-8 byte buffer with offsets (``ctxselect.packing.text_buffer``).
+The kernels decode it to reproduce ``ctxselect.text.words`` exactly:
+
+- a **word** is a maximal run of ASCII letters and digits or code points U+00C0–U+FFFF (the regex
+  ``[A-Za-z0-9\\u00C0-\\uFFFF]+``): in UTF-8, ASCII alphanumerics, two-byte sequences from lead
+  byte 0xC3 on, and every three-byte sequence; four-byte sequences (astral code points, emoji)
+  and U+0080–U+00BF (NBSP, ``©`` ...) separate words;
+- a word of one character (code points, not bytes) and a stopword are dropped; the rest are stemmed
+  when three characters remain (``-ies`` → ``-y``, ``-sses`` → ``-ss``, else a final ``s`` not
+  after ``s`` goes) and hashed;
+- a **year** is a maximal run of exactly four decimal digits (Unicode category Nd, as ``re``'s
+  ``\\d``; their values come from a table the caller passes) whose first two are ASCII ``1``
+  and ``5``–``9`` or ``2`` and ``0``, the regex ``(?<!\\d)(1[5-9]\\d\\d|20\\d\\d)(?!\\d)``.
+
+A term is identified by a 64-bit hash of its UTF-8 bytes (FNV-1a, then the splitmix64 finaliser),
+never by its string: two different terms with equal hashes would count as one term. That is
+possible in principle — among m distinct terms, about m²/2⁶⁵ expected collisions, 3·10⁻⁸ for a
+million terms — and not detected. Stopwords are matched exactly (hash, then bytes).
+
+Lower-casing the whole text first gives the same words as the regex's lower-casing of each match,
+for every code point but one (checked over all of Unicode by the tests): the capital sigma Σ
+becomes ς or σ depending on the letters around it, which a match does not see across its
+boundaries. :func:`_text_terms` flags each text that contains σ or ς so the caller can route those
+with a Σ in the original through the Python path.
+
+The hot loops are written out in one function each (``_scan_texts``, ``_years_of_texts``,
+``_member_rows``), not split into small jitted helpers: a call to a jitted function that takes
+arrays increments and decrements the arrays' reference counts, atomics on memory every thread
+shares, which cost more than a word's work and serialised the threads (a helper call per word or
+per text made the parallel kernel slower than the serial one). The parallel kernels give each
+``prange`` step a chunk of texts.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import prange, uint64
+
+from ctxselect._config import parallel, serial, serial_twin
+
+_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
+_FNV_PRIME = np.uint64(0x100000001B3)
+_S, _E, _I, _Y = 115, 101, 105, 121  # ASCII s, e, i, y
+_ASCII_WORD = np.zeros(128, dtype=np.bool_)  # ASCII letters and digits
+_ASCII_WORD[48:58] = _ASCII_WORD[65:91] = _ASCII_WORD[97:123] = True
+_CHUNKS = 256  # the parallel kernels' prange steps: chunks of consecutive texts (or rows)
+
+
+@serial
+def _mix64(x):
+    """splitmix64 finaliser: a well-spread 64-bit hash of x (minhash.py's; kernels import no
+    kernels)."""
+    x = (x ^ (x >> uint64(30))) * uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> uint64(27))) * uint64(0x94D049BB133111EB)
+    return x ^ (x >> uint64(31))
+
+
+@serial
+def _hash_each(buf, offsets):
+    """The term hash (FNV-1a, mixed) of each string buf[offsets[k]:offsets[k + 1]], taken whole:
+    no tokenising, no stemming."""
+    n = offsets.shape[0] - 1
+    out = np.empty(n, dtype=np.uint64)
+    for k in range(n):
+        h = _FNV_OFFSET
+        for p in range(offsets[k], offsets[k + 1]):
+            h = (h ^ uint64(buf[p])) * _FNV_PRIME
+        out[k] = _mix64(h)
+    return out
+
+
+@serial
+def _table_size(count, spread):
+    """A power of two, at least 16, 2 x ``count`` and (up to 65,536) ``spread`` x ``count``: in a
+    sparse table most absent keys stop at an empty first slot, a branch the CPU predicts."""
+    size = 16
+    while size < spread * count and size < 65536:
+        size *= 2
+    while size < 2 * count:
+        size *= 2
+    return size
+
+
+@serial
+def _key_table(keys, spread):
+    """An open-addressing table of ``keys`` (uint64, already well spread; linear probing): the
+    keys by slot, and their positions in ``keys`` by slot (-1: empty)."""
+    size = _table_size(keys.shape[0], spread)
+    table_keys = np.zeros(size, dtype=np.uint64)
+    table_index = np.full(size, -1, dtype=np.int64)
+    for k in range(keys.shape[0]):
+        slot = np.int64(keys[k] & uint64(size - 1))
+        while table_index[slot] >= 0:
+            slot = (slot + 1) & (size - 1)
+        table_keys[slot] = keys[k]
+        table_index[slot] = k
+    return table_keys, table_index
+
+
+@serial
+def _lookup(table_keys, table_index, h):
+    """The position of ``h`` among the keys of a :func:`_key_table`, or -1 (the kernels write this
+    probe loop out inline)."""
+    size = table_keys.shape[0]
+    slot = np.int64(h & uint64(size - 1))
+    while table_index[slot] >= 0:
+        if table_keys[slot] == h:
+            return table_index[slot]
+        slot = (slot + 1) & (size - 1)
+    return -1
+
+
+@serial
+def _stop_bits(hashes):
+    """A bitmap of 16,384 bits with bit ``h >> 50`` set for each hash: a word whose bit is clear
+    is no stopword (most words), without a table lookup."""
+    bits = np.zeros(256, dtype=np.uint64)
+    for k in range(hashes.shape[0]):
+        top = hashes[k] >> uint64(50)
+        bits[top >> uint64(6)] |= uint64(1) << (top & uint64(63))
+    return bits
+
+
+@serial
+def _scan_texts(buf, offsets, first, last, stop_bits, stop_keys, stop_index, stop_buf, stop_offsets, max_stop,
+                out, bound, counts, sigma):
+    """For the texts first..last-1: write each text's distinct term hashes, in order of first
+    appearance, to out[bound[t]:], their number to counts[t], and to sigma[t] whether the text
+    contains σ or ς (U+03C3, U+03C2: bytes CF 83, CF 82).
+
+    Stopwords: bit ``h >> 50`` of ``stop_bits``, then the :func:`_key_table` ``stop_keys`` /
+    ``stop_index`` of their (distinct) hashes, then their bytes ``stop_buf`` / ``stop_offsets``;
+    words longer than ``max_stop`` bytes are none."""
+    largest = 0
+    for t in range(first, last):
+        largest = max(largest, bound[t + 1] - bound[t])
+    size = _table_size(largest, 4)  # a text's terms seen so far: slots whose owner is the text
+    seen_keys = np.empty(size, dtype=np.uint64)
+    seen_owner = np.full(size, -1, dtype=np.int64)
+    stop_size = stop_keys.shape[0]
+    for t in range(first, last):
+        end = offsets[t + 1]
+        count = 0
+        has_sigma = False
+        p = offsets[t]
+        while p < end:
+            if buf[p] < 128 and not _ASCII_WORD[buf[p]]:
+                p += 1
+                continue
+            word_start = p
+            chars = 0
+            h = _FNV_OFFSET  # FNV-1a state of the word's bytes
+            while p < end:
+                b = buf[p]
+                if b < 128:
+                    if not _ASCII_WORD[b]:
+                        break
+                    h = (h ^ uint64(b)) * _FNV_PRIME
+                    chars += 1
+                    p += 1
+                    continue
+                if b >= 0xF0:
+                    length, is_word = 4, False  # astral: not a word character
+                elif b >= 0xE0:
+                    length, is_word = 3, True  # U+0800..U+FFFF
+                elif b >= 0xC0:
+                    length, is_word = 2, b >= 0xC3  # U+0080..U+07FF: word characters from U+00C0 on
+                else:
+                    length, is_word = 1, False  # a stray continuation byte (never in valid UTF-8)
+                length = max(min(length, end - p), 1)
+                if b == 0xCF and length == 2 and (buf[p + 1] == 0x82 or buf[p + 1] == 0x83):
+                    has_sigma = True
+                if not is_word:
+                    if chars == 0:
+                        p += length
+                    break
+                for q in range(p, p + length):
+                    h = (h ^ uint64(buf[q])) * _FNV_PRIME
+                chars += 1
+                p += length
+            if chars < 2:
+                continue
+            term = _mix64(h)
+            top = term >> uint64(50)
+            if p - word_start <= max_stop and (stop_bits[top >> uint64(6)] >> (top & uint64(63))) & uint64(1) != 0:
+                stop = False
+                slot = np.int64(term & uint64(stop_size - 1))
+                while stop_index[slot] >= 0:
+                    if stop_keys[slot] == term:
+                        a, z = stop_offsets[stop_index[slot]], stop_offsets[stop_index[slot] + 1]
+                        stop = z - a == p - word_start
+                        for m in range(z - a if stop else 0):
+                            if stop_buf[a + m] != buf[word_start + m]:
+                                stop = False
+                                break
+                        break
+                    slot = (slot + 1) & (stop_size - 1)
+                if stop:
+                    continue
+            if chars >= 4 and buf[p - 1] == _S and buf[p - 2] != _S:
+                cut = p - 1  # -s
+                if chars >= 6 and buf[p - 2] == _E and buf[p - 3] == _I:
+                    cut = p - 3  # -ies -> -y
+                elif chars >= 7 and buf[p - 2] == _E and buf[p - 3] == _S and buf[p - 4] == _S:
+                    cut = p - 2  # -sses -> -ss
+                h = _FNV_OFFSET
+                for q in range(word_start, cut):
+                    h = (h ^ uint64(buf[q])) * _FNV_PRIME
+                if cut == p - 3:
+                    h = (h ^ uint64(_Y)) * _FNV_PRIME
+                term = _mix64(h)
+            slot = np.int64(term & uint64(size - 1))
+            while seen_owner[slot] == t and seen_keys[slot] != term:
+                slot = (slot + 1) & (size - 1)
+            if seen_owner[slot] != t:  # first appearance in this text
+                seen_owner[slot] = t
+                seen_keys[slot] = term
+                out[bound[t] + count] = term
+                count += 1
+        counts[t] = count
+        sigma[t] = has_sigma
+
+
+@serial
+def _compact(scratch, bound, counts):
+    """The rows scratch[bound[t]:bound[t] + counts[t]] as one CSR (indptr, values). A function of
+    its own: inside a parallel kernel each slice copy would become a parallel loop of its own."""
+    n = counts.shape[0]
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    for t in range(n):
+        indptr[t + 1] = indptr[t] + counts[t]
+    values = np.empty(indptr[n], dtype=np.uint64)
+    for t in range(n):
+        values[indptr[t]:indptr[t + 1]] = scratch[bound[t]:bound[t] + counts[t]]
+    return indptr, values
+
+
+@parallel
+def _text_terms(buf, offsets, stop_bits, stop_keys, stop_index, stop_buf, stop_offsets, max_stop):
+    """Each text's distinct term hashes in order of first appearance, as CSR (indptr (n + 1,),
+    hashes), and whether the text contains σ or ς (see the module docstring). The stopword
+    arguments are :func:`_scan_texts`'."""
+    n = offsets.shape[0] - 1
+    bound = np.zeros(n + 1, dtype=np.int64)  # a term takes >= 2 bytes plus a separator
+    for t in range(n):
+        bound[t + 1] = bound[t] + (offsets[t + 1] - offsets[t] + 1) // 3
+    scratch = np.empty(bound[n], dtype=np.uint64)
+    counts = np.zeros(n, dtype=np.int64)
+    sigma = np.zeros(n, dtype=np.bool_)
+    chunks = min(n, _CHUNKS)
+    for c in prange(chunks):
+        _scan_texts(buf, offsets, c * n // chunks, (c + 1) * n // chunks, stop_bits, stop_keys, stop_index, stop_buf,
+                    stop_offsets, max_stop, scratch, bound, counts, sigma)
+    indptr, hashes = _compact(scratch, bound, counts)
+    return indptr, hashes, sigma
+
+
+@serial
+def _years_of_texts(buf, offsets, first, last, digit_value, lo, hi, out):
+    """For the texts first..last-1, the time match of their years against the asked span
+    [lo, hi]: 0 without years, 1 for a year inside, 0.8 when the years enclose the span, else
+    e^(−distance/3) for the nearest."""
+    for t in range(first, last):
+        end = offsets[t + 1]
+        found = inside = False
+        lowest = highest = distance = 0
+        run = first_digit = second_digit = value = 0
+        p = offsets[t]
+        while p <= end:
+            length, digit, cp = 1, -1, 0
+            if p < end:
+                b = int(buf[p])
+                if b < 128:
+                    cp = b
+                    if 48 <= b <= 57:
+                        digit = b - 48
+                else:
+                    if b >= 0xF0:
+                        length, cp = 4, b & 0x07
+                    elif b >= 0xE0:
+                        length, cp = 3, b & 0x0F
+                    elif b >= 0xC0:
+                        length, cp = 2, b & 0x1F
+                    else:
+                        cp = -1  # a stray continuation byte (never in valid UTF-8)
+                    length = max(min(length, end - p), 1)
+                    for q in range(p + 1, p + length):
+                        cp = (cp << 6) | (int(buf[q]) & 0x3F)
+                    if 0 <= cp < digit_value.shape[0]:
+                        digit = int(digit_value[cp])
+            if digit >= 0:
+                if run == 0:
+                    first_digit = cp
+                elif run == 1:
+                    second_digit = cp
+                if run < 4:
+                    value = value * 10 + digit
+                run += 1
+            else:
+                if run == 4 and ((first_digit == 49 and 53 <= second_digit <= 57)
+                                 or (first_digit == 50 and second_digit == 48)):
+                    d = min(abs(value - lo), abs(value - hi))
+                    if not found:
+                        found = True
+                        lowest = highest = value
+                        distance = d
+                    lowest = min(lowest, value)
+                    highest = max(highest, value)
+                    distance = min(distance, d)
+                    inside = inside or lo <= value <= hi
+                run = 0
+                value = 0
+            p += length
+        out[t] = (0.0 if not found else 1.0 if inside else 0.8 if lowest < lo and highest > hi
+                  else math.exp(-distance / 3.0))
+
+
+@parallel
+def _time_match(buf, offsets, digit_value, lo, hi):
+    """:func:`_years_of_texts` for every text. ``digit_value[cp]`` is the decimal value of code
+    point ``cp`` when it is a decimal digit (category Nd), else -1."""
+    n = offsets.shape[0] - 1
+    out = np.empty(n, dtype=np.float64)
+    chunks = min(n, _CHUNKS)
+    for c in prange(chunks):
+        _years_of_texts(buf, offsets, c * n // chunks, (c + 1) * n // chunks, digit_value, lo, hi, out)
+    return out
+
+
+@serial
+def _member_rows(indptr, hashes, first, last, table_keys, table_index, out):
+    """Set out[t, j] for rows first..last-1 of the CSR (indptr, hashes) holding the key at
+    position j of the :func:`_key_table` (table_keys, table_index)."""
+    size = table_keys.shape[0]
+    for t in range(first, last):
+        for k in range(indptr[t], indptr[t + 1]):
+            slot = np.int64(hashes[k] & uint64(size - 1))
+            while table_index[slot] >= 0:
+                if table_keys[slot] == hashes[k]:
+                    out[t, table_index[slot]] = True
+                    break
+                slot = (slot + 1) & (size - 1)
+
+
+@parallel
+def _membership(indptr, hashes, title_indptr, title_hashes, probes):
+    """Bool (n, P): whether row t of the CSR (indptr, hashes), or of the second CSR (title_indptr,
+    title_hashes; all rows may be empty), holds ``probes[j]`` (distinct)."""
+    n = indptr.shape[0] - 1
+    out = np.zeros((n, probes.shape[0]), dtype=np.bool_)
+    table_keys, table_index = _key_table(probes, 32)
+    chunks = min(n, _CHUNKS)
+    for c in prange(chunks):
+        first, last = c * n // chunks, (c + 1) * n // chunks
+        _member_rows(indptr, hashes, first, last, table_keys, table_index, out)
+        _member_rows(title_indptr, title_hashes, first, last, table_keys, table_index, out)
+    return out
+
+
+@serial
+def _hits(indptr, hashes, probes):
+    """How many of the terms of each row of the CSR (indptr, hashes) are among ``probes``."""
+    n = indptr.shape[0] - 1
+    member = np.zeros((n, probes.shape[0]), dtype=np.bool_)
+    table_keys, table_index = _key_table(probes, 32)
+    _member_rows(indptr, hashes, 0, n, table_keys, table_index, member)
+    return member.sum(axis=1)
+
+
+@serial
+def _weighted_rows(member, weights):
+    """Row sums of ``weights`` over the true entries of the bool matrix ``member`` (n, P): the
+    product member @ weights without a float copy of the matrix (nor BLAS threads)."""
+    n, size = member.shape
+    out = np.zeros(n, dtype=np.float64)
+    for t in range(n):
+        total = 0.0
+        for j in range(size):
+            if member[t, j]:
+                total += weights[j]
+        out[t] = total
+    return out
+
+
+# Serial twins for small inputs (a parallel launch costs more than a few dozen texts' work).
+_text_terms_serial = serial_twin(_text_terms, "_text_terms_serial")
+_time_match_serial = serial_twin(_time_match, "_time_match_serial")
+_membership_serial = serial_twin(_membership, "_membership_serial")
