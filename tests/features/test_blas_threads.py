@@ -59,7 +59,8 @@ def test_small_products_run_on_one_blas_thread_and_the_users_setting_comes_back(
         assert len(seen) == 3 and all(set(s.values()) == {1} for s in seen), seen
         after = _settings(threadpoolctl.threadpool_info())
         assert {k: after[k] for k in _settings(before)} == _settings(before)
-        assert set(_settings(before).values()) == {user_threads}
+        # NumPy's BLAS took the user's setting (another BLAS a test loaded, e.g. SciPy's, may cap it)
+        assert {v for k, v in _settings(before).items() if k in numpy_blas} == {user_threads}
 
 
 def test_large_products_keep_the_users_threads(monkeypatch, numpy_blas):
