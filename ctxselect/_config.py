@@ -40,8 +40,12 @@ SOLVER_SCALE = 1_000_000
 #: Homogeneous gate rows (Σ c_i x_i ≥ 0) are scaled so their largest coefficient is ROW_SCALE.
 ROW_SCALE = 10**9
 #: Below these sizes the serial kernel twins run (a parallel launch costs more than the work):
-#: text bytes for MinHash signatures, candidate pairs for the all-pairs estimate.
-SERIAL_BYTES = 200_000
+#: text bytes for the per-text kernels (MinHash signatures, query terms, claim keys), candidate
+#: pairs for the all-pairs estimate. Text: 32 MB (~60,000 chunks of 500 bytes), because a parallel
+#: region waits for its slowest thread, and on a shared machine one of the two cores is often busy:
+#: select() at n = 2,000 took 164 ms with parallel text kernels and 77 ms serial, 299 vs 186 ms with
+#: a busy loop on one core; at 20,000, 871 vs 812 and 763 vs 669 ms (2026-12-01, this 2-core machine).
+SERIAL_BYTES = 32_000_000
 SERIAL_PAIRS = 20_000
 
 _PACKAGE_DIR = str(Path(__file__).resolve().parent)

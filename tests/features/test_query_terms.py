@@ -15,7 +15,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ctxselect
-from ctxselect._config import SERIAL_BYTES
 from ctxselect.evaluate.generate import generate_queries
 from ctxselect.features import query_terms
 from ctxselect.features.query_terms import query_features
@@ -166,6 +165,7 @@ def test_generated_queries_match_twin():
 
 def test_large_inputs_take_the_parallel_kernels_and_match_twin(monkeypatch):
     """Above the cut-off (bytes of text) the parallel kernels run; below it the serial twins."""
+    monkeypatch.setattr(query_terms, "SERIAL_BYTES", 200_000)  # the real cut-off would need 32 MB of text
     calls = []
     for name in ("_text_terms", "_text_terms_serial", "_membership", "_membership_serial", "_time_match",
                  "_time_match_serial"):
@@ -175,7 +175,7 @@ def test_large_inputs_take_the_parallel_kernels_and_match_twin(monkeypatch):
     pool = ASCII_WORDS + UNICODE_WORDS + YEARS
     big = [" ".join(rng.choice(pool) for _ in range(40)) for _ in range(1200)]
     packed = packed_of(big, titles=[rng.choice(pool) for _ in big])
-    assert len(packed.text_buffer[0]) > SERIAL_BYTES  # precondition
+    assert len(packed.text_buffer[0]) > query_terms.SERIAL_BYTES  # precondition
     assert_same(packed, "rivers of Zimbabwe, İstanbul and 中文 from 1999 to 2001")
     assert sorted(calls) == ["_membership", "_text_terms", "_text_terms_serial", "_time_match"]  # titles: small
     calls.clear()

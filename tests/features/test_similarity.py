@@ -131,6 +131,7 @@ def test_identical_and_empty_texts():
 # -- serial or parallel: the cut-offs -------------------------------------------------------------
 
 def test_text_signatures_above_the_byte_cutoff_run_the_parallel_kernel(monkeypatch):
+    monkeypatch.setattr(similarity, "SERIAL_BYTES", 200_000)  # the real cut-off would need 32 MB of text
     rng = random.Random(21)
     texts, size = [], 0
     while size <= similarity.SERIAL_BYTES:
