@@ -12,6 +12,7 @@ import sys
 import time
 
 import ctxselect
+from ctxselect.features.contradictions.fields import disagree_on_fields
 from ctxselect.evaluate.generate import GeneratorConfig, generate_queries
 from ctxselect.selection.api import prepare
 
@@ -49,6 +50,9 @@ def main(n_queries: int = 750) -> int:
                     ids[i] in chosen and ids[j] in chosen
                     for i, j, w, kind in zip(con.i, con.j, con.weight, con.kind)
                     if w >= 1.0 or kind & ctxselect.ConflictKind.VERSION)
+                # hard fields are value codes, not listed pairs
+                counts["hard_conflict"] += disagree_on_fields(problem.packed, problem.packed.mask_of(sel.ids),
+                                                              problem.hard_fields)
     counts["seconds"] = round(time.perf_counter() - started, 1)
     print(counts)
     return 0 if counts["inadmissible"] == counts["over_budget"] == counts["hard_conflict"] == 0 else 1

@@ -99,7 +99,7 @@ def bench_command(
                                                        help="Scale every query's budget.")] = None,
     jobs: Annotated[int, typer.Option(min=1, help="Worker processes.")] = 1,
     time_limit: Annotated[float, typer.Option(min=0.001, callback=_finite,
-                                               help="Seconds per query for the optimizer.")] = 1.0,
+                                               help="Seconds per query for the optimizer's whole call (packing, signals, solve, report).")] = 1.0,
     as_json: JsonFlag = False,
     plot: Annotated[Path | None, typer.Option(help="Write a PNG: quality against latency, metric bars.")] = None,
     markdown: Annotated[bool, typer.Option("--markdown", help="Print the summary as a markdown table.")] = False,

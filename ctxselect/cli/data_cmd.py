@@ -136,7 +136,7 @@ def ablate_command(
     method: Annotated[Method, typer.Option(help="Selection method for the full context.")] = Method.OPTIMAL,
     seed: Annotated[int, typer.Option(min=0, help="Seed of the shuffled variant.")] = 0,
     time_limit: Annotated[float, typer.Option(min=0.001, callback=_finite,
-                                               help="Seconds per query for the optimizer.")] = 1.0,
+                                               help="Seconds per query for the optimizer's whole call (packing, signals, solve, report).")] = 1.0,
 ) -> None:
     """Write the ablation variants (full, none, shuffled, truncated half / quarter, reordered) of
     each query's selection, for your harness to run and diff."""

@@ -87,7 +87,7 @@ def select_command(
     order: Annotated[Order, typer.Option(help="Assembly order of the selected chunks.")] = Order.EDGES,
     gate: Annotated[bool, typer.Option("--gate/--no-gate", help="Enforce the quality gate (optimal).")] = True,
     time_limit: Annotated[float, typer.Option(min=0.001, callback=_finite,
-                                               help="Seconds per query for the optimizer.")] = 1.0,
+                                               help="Seconds per query for the optimizer's whole call (packing, signals, solve, report).")] = 1.0,
     as_json: JsonFlag = False,
     out: Annotated[Path | None, typer.Option(help="Write the dump back with `selected` filled "
                                                   "(whole or not at all).")] = None,

@@ -13,7 +13,7 @@ __all__ = ["ConflictKind", "PairList", "ContradictionPairs", "Signals"]
 class ConflictKind(IntFlag):
     """Why two chunks contradict each other (a pair may have several)."""
 
-    FIELD = 1    #: a conflict field present in both with different values
+    FIELD = 1    #: a conflict field present in both with different values (kept as codes, not listed)
     VERSION = 2  #: the same doc_id with a different version
     DRIFT = 4    #: near-duplicate texts whose numbers differ
     CLAIM = 8    #: texts that state different values for the same claim
@@ -72,6 +72,8 @@ class Signals:
         Confirmed near-duplicates (similarity >= duplicate threshold, and for text a rapidfuzz
         ratio at or above ``confirm_ratio``).
     contradictions : ContradictionPairs
+        Version, drift and claim conflicts as pairs; field conflicts stay per-value codes
+        (``packed.field_values``, :mod:`ctxselect.features.contradictions.fields`).
     clusters : int64 array (n,)
         Connected components of the near-duplicate graph (labels 0..C-1).
     similarity : str

@@ -130,6 +130,29 @@ def prepare(
     return problem
 
 
+_LOADED = False
+
+
+def _load_once() -> None:
+    """Once per process, before the first optimal call's clock starts: import OR-Tools and load
+    (or compile) the kernels a call uses, on a tiny query with text, a question naming a year,
+    claims, a conflict field, versions and embeddings. Without it the first call of a process spent
+    0.5-1 s of its ``time_limit`` loading code (50 s with an empty kernel cache) and returned the
+    fallback baseline where later calls prove the optimum."""
+    global _LOADED
+    if _LOADED:
+        return
+    load_solver()
+    texts = ["The river flooded 3,559 homes in the northern valley district in March 2021 says the report",
+             "The river flooded 4,100 homes in the northern valley district in March 2021 says the report"]
+    for embeddings in (None, [[1.0, 0.0], [0.9, 0.1]]):
+        chunks = [{"id": f"w{k}", "source": "s", "tokens": 5, "relevance": 0.5, "text": t, "doc_id": "d",
+                   "version": str(k), "fields": {"f": k}, "timestamp": 1.0e9,
+                   **({"embedding": embeddings[k]} if embeddings else {})} for k, t in enumerate(texts)]
+        prepare(chunks, {"token_budget": 10, "conflict_fields": ["f"], "now": 1.1e9}, "floods in 2021?")
+    _LOADED = True
+
+
 #: The keyword options of :func:`ctxselect.signals`, read once from its signature.
 _SIGNAL_OPTIONS = tuple(name for name in inspect.signature(compute_signals).parameters if name != "packed")
 
@@ -238,13 +261,13 @@ def select(
         For bad candidates, requirements or arguments, naming what is wrong.
     """
     method = checks.parse_choice(Method, method, "method")
-    if method is Method.OPTIMAL:
-        load_solver()  # once per process (~0.2 s): not inside the first call's time limit
-    started = time.perf_counter()
     order = checks.parse_choice(Order, order, "order")
     for name, value in (("time_limit", time_limit), ("core_size", core_size), ("exact_up_to", exact_up_to),
                         ("mmr_lambda", mmr_lambda), ("enforce_gate", enforce_gate)):
         _PARAMETERS[name](value)
+    if method is Method.OPTIMAL:
+        _load_once()  # OR-Tools and the compiled kernels: not inside the first call's time limit
+    started = time.perf_counter()
     if requirements is None and not isinstance(candidates, PackedCandidates):
         raise InputError(field="requirements", expected="requirements (at least a token_budget)",
                                 found=None, has_found=True)

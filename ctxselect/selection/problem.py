@@ -319,6 +319,13 @@ def score(problem: Problem, mask: np.ndarray) -> float:
     if problem.pair_i.size:
         both = mask[problem.pair_i] & mask[problem.pair_j]
         total -= float(problem.pair_penalty[both].sum())
+    for f in problem.hard_fields:  # kept as codes, not pairs: counted (only a mask breaking them has any)
+        values = problem.packed.field_values[mask, f]
+        values = values[values >= 0]
+        if values.size > 1:
+            counts = np.bincount(values)
+            pairs = (values.size * (values.size - 1) - int((counts * (counts - 1)).sum())) // 2
+            total -= problem.weights.contradiction * float(problem.packed.field_severity[f]) * pairs
     return total
 
 

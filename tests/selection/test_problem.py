@@ -54,3 +54,22 @@ def test_relative_freshness_keeps_old_but_equal_candidates():
     assert absolute.ids == []  # every value is below the token cost
     assert any("freshness" in line for line in sel.infeasible)
 
+
+
+def test_score_counts_hard_field_disagreements_kept_as_codes():
+    """Hard fields are not listed as pairs, yet score() of a mask that breaks one still subtracts
+    w_con x severity per disagreeing pair (counted from the value codes)."""
+    import numpy as np
+
+    from ctxselect.selection.api import prepare
+    from ctxselect.selection.problem import score
+
+    chunks = [{"id": k, "source": "s", "tokens": 10, "relevance": 0.5, "fields": {"f": v}}
+              for k, v in (("a", 1), ("b", 2), ("c", 2), ("d", None))]
+    problem = prepare(chunks, {"token_budget": 100, "conflict_fields": {"f": 1.0}, "min_coverage": 0},
+                      weights={"contradiction": 2.0})
+    assert problem.pair_i.size == 0 and problem.hard_fields == (0,)
+    alone = {k: score(problem, np.arange(4) == k) for k in range(4)}
+    both = score(problem, np.array([True, True, True, True]))
+    # pairs a-b and a-c disagree (b-c agree, d carries no value): 2 pairs x 2.0 x 1.0
+    assert both == pytest.approx(sum(alone.values()) - 4.0)

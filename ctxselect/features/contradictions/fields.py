@@ -5,8 +5,9 @@ carrying a field with a few values disagree in up to k²/4 pairs (5.3 million at
 of chunks carrying one of three values), while everything that needs them reads the codes — the
 optimizer's "one value per field" constraints, the greedy selectors' blocking, the report's exact
 counts (:mod:`ctxselect.features.contradictions.context`). Pairs are made only where a pair is
-what the model needs: the penalties of *soft* fields (severity below the hard threshold), and the
-contradiction-density limit within the solver's core.
+what the model needs: the penalties of *soft* fields (severity below the hard threshold), which
+the contradiction-density limit reads too — O(k²) pairs for a soft field with k carriers, as
+before; hard fields, the default, make none.
 """
 
 from __future__ import annotations
@@ -22,18 +23,13 @@ from ctxselect.packing import PackedCandidates
 __all__ = ["field_pairs", "union_contradictions", "disagree_on_fields"]
 
 
-def field_pairs(packed: PackedCandidates, fields: Iterable[int],
-                within: np.ndarray | None = None) -> ContradictionPairs:
+def field_pairs(packed: PackedCandidates, fields: Iterable[int]) -> ContradictionPairs:
     """The pairs (i < j) that disagree on one of ``fields`` (both carry it, values differ), with
-    the highest severity among those fields; only among the positions ``within`` when given."""
+    the highest severity among those fields."""
     empty = np.empty(0, np.int64)
     out = ContradictionPairs(empty, empty.copy(), np.empty(0), np.empty(0, np.uint8), empty.copy())
     for f in fields:
         codes = np.ascontiguousarray(packed.field_values[:, f], dtype=np.int64)
-        if within is not None:
-            sub = np.full(packed.n, -1, dtype=np.int64)
-            sub[within] = codes[within]
-            codes = sub
         i, j = _differing_code_pairs(codes, empty)
         severity = float(packed.field_severity[f])
         part = ContradictionPairs(i, j, np.full(len(i), severity), np.full(len(i), ConflictKind.FIELD, np.uint8),

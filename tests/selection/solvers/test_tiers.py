@@ -97,3 +97,30 @@ def test_the_time_limit_counts_the_stages_before_the_solver(monkeypatch):
     monkeypatch.setattr(api, "prepare", slow_prepare)
     monkeypatch.undo()
     assert ctxselect.select(chunks, {"token_budget": 25, "min_coverage": 0}, time_limit=1).status == "optimal"
+
+
+def test_a_tier_after_an_infeasible_one_still_gets_a_solve(monkeypatch):
+    """When the gate tier's solve used the time and proved it infeasible, the next tier still runs
+    (at least 10 ms) instead of a fallback claiming the solver never ran."""
+    import math
+    import time
+
+    import ctxselect.selection.solvers.tiers as tiers
+    from ctxselect.selection.solvers.cpsat import OptimalResult
+
+    real = tiers.solve_optimal
+    seen = []
+
+    def solve(problem, **kw):
+        seen.append(kw["enforce_gate"])
+        if kw["enforce_gate"]:
+            time.sleep(kw["time_limit"])
+            return OptimalResult(None, "infeasible", math.inf, -math.inf, True, {"model": 0.0, "solve": kw["time_limit"]})
+        return real(problem, **kw)
+
+    monkeypatch.setattr(tiers, "solve_optimal", solve)
+    chunks = [{"id": f"c{k}", "source": "s", "tokens": 10, "relevance": 0.1 * k} for k in range(1, 5)]
+    sel = ctxselect.select(chunks, {"token_budget": 25, "min_coverage": 0}, time_limit=0.2)
+    assert seen == [True, False]
+    assert "spent before the solver could run" not in sel.status_reason
+    assert sel.relaxed == ["gate"] and sel.status in ("optimal", "feasible"), (sel.status, sel.status_reason)
