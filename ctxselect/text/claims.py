@@ -6,7 +6,8 @@ before it and the word just after it (its unit: "people", "days"). Two chunks *d
 claim when their contexts align (the same unit or date role, at least four preceding content
 words, and rapidfuzz's ``ratio`` of those words at or above 90) and the normalised values differ; they *agree*
 when the values are equal. Only claims that share a unit and their two nearest context words are
-compared (a hash join), never all pairs of texts.
+compared (a hash join), never all pairs of texts, and only texts that may hold such a claim are
+read: a compiled prefilter (:mod:`ctxselect.text.claim_keys`) finds them in the bytes.
 
 Work is bounded whatever the input: claims are read from the first :data:`MAX_CLAIM_CHARS`
 characters of a text, at most :data:`MAX_CLAIMS_PER_TEXT` of them (the earliest), and a join
@@ -24,6 +25,7 @@ from functools import lru_cache
 
 from rapidfuzz import fuzz
 
+from ctxselect.text.claim_keys import CONTEXT_WINDOW, CONTEXT_WORDS, texts_to_read
 from ctxselect.text.words import STOPWORDS, number_value
 
 __all__ = ["Claim", "extract_claims", "compare_claims", "find_claim_conflicts", "MAX_CLAIM_CHARS",
@@ -131,7 +133,7 @@ def _claims_of(text: str) -> tuple[Claim, ...]:
             if iso is None or taken.find(1, m.start(), m.end()) >= 0:
                 continue
             taken[m.start():m.end()] = b"\x01" * (m.end() - m.start())
-            before = _content_words(text[max(0, m.start() - 80):m.start()])[-5:]
+            before = _content_words(text[max(0, m.start() - CONTEXT_WINDOW):m.start()])[-CONTEXT_WORDS:]
             found.append((m.start(), Claim(iso, m.group(0), " ".join(before), before[-1] if before else "", "date")))
     numbers = 0
     for m in _NUMBER.finditer(text):
@@ -147,7 +149,7 @@ def _claims_of(text: str) -> tuple[Claim, ...]:
             value *= _SCALE[scale.lower()]
         after = _content_words(text[m.end():m.end() + 40])
         unit = "%" if percent else (after[0] if after else "")
-        before = _content_words(text[max(0, m.start() - 80):m.start()])[-5:]
+        before = _content_words(text[max(0, m.start() - CONTEXT_WINDOW):m.start()])[-CONTEXT_WORDS:]
         raw = m.group(0) + (f" {after[0]}" if after and not percent else "")
         found.append((m.start(), Claim(value, raw.strip(), " ".join(before), unit, "number")))
         numbers += 1
@@ -214,11 +216,14 @@ def _aligned_claims(claims: list[list[Claim]], context_ratio: float, min_context
     return aligned
 
 
-def find_claim_conflicts(texts, *, context_ratio: float = 90.0, min_context_words: int = 4):
+def find_claim_conflicts(texts, *, context_ratio: float = 90.0, min_context_words: int = 4, buffer=None):
     """Disagreeing and agreeing claims among ``texts`` (the rules of :func:`compare_claims`).
 
     Claims are aligned through a hash join on their kind, unit and two nearest context words, so
-    only claims about the same thing are compared — never all pairs of texts.
+    only claims about the same thing are compared — never all pairs of texts. A compiled prefilter
+    (:mod:`ctxselect.text.claim_keys`) first drops the texts none of whose possible join keys
+    another text has: only the others are read in Python. ``buffer`` is the texts'
+    :func:`~ctxselect.packing.text_buffer` (``PackedCandidates.text_buffer``), if already built.
 
     Returns
     -------
@@ -226,7 +231,9 @@ def find_claim_conflicts(texts, *, context_ratio: float = 90.0, min_context_word
     """
     conflicts: dict[tuple[int, int], list[tuple[Claim, Claim]]] = {}
     agreements: dict[tuple[int, int], list[tuple[Claim, Claim]]] = {}
-    claims = [extract_claims(t) if t else [] for t in texts]
+    texts = texts if isinstance(texts, list) else list(texts)
+    read = texts_to_read(texts, buffer, min_context_words, MAX_CLAIM_CHARS, extract_claims) if texts else None
+    claims = [extract_claims(t) if t and (read is None or read[k]) else [] for k, t in enumerate(texts)]
     for key, pairs in sorted(_aligned_claims(claims, context_ratio, min_context_words).items()):
         by_claim: dict[int, list[Claim]] = {}
         firsts: dict[int, Claim] = {}

@@ -146,11 +146,19 @@ def merge_contradictions(n, parts: list) -> ContradictionPairs:
 CLAIM_ALL_TEXTS_LIMIT = 5000
 
 
-def claim_pairs(texts: list[str], red_i: np.ndarray, red_j: np.ndarray):
+def claim_pairs(texts: list[str], red_i: np.ndarray, red_j: np.ndarray, buffer=None):
+    """Claim conflicts and agreements among ``texts`` (above :data:`CLAIM_ALL_TEXTS_LIMIT`, among
+    the chunks of the redundancy pairs); ``buffer``: the texts' ``PackedCandidates.text_buffer``."""
     if len(texts) <= CLAIM_ALL_TEXTS_LIMIT:
-        return find_claim_conflicts(texts)
+        return find_claim_conflicts(texts, buffer=buffer)
     members = np.unique(np.concatenate([red_i, red_j])).tolist()
-    conflicts, agreements = find_claim_conflicts([texts[k] for k in members])
+    if buffer is not None:  # the members' rows of the buffer
+        buf, offsets = buffer
+        parts = [buf[offsets[k]:offsets[k + 1]] for k in members]
+        sub = np.zeros(len(members) + 1, dtype=np.int64)
+        np.cumsum([len(p) for p in parts], out=sub[1:])
+        buffer = (np.concatenate(parts) if parts else buf[:0], sub)
+    conflicts, agreements = find_claim_conflicts([texts[k] for k in members], buffer=buffer)
     remap = lambda found: {(members[a], members[b]): v for (a, b), v in found.items()}  # noqa: E731
     return remap(conflicts), remap(agreements)
 
@@ -190,7 +198,7 @@ def detect_contradictions(packed: PackedCandidates, texts: list[str], near_i: np
         del di, dj
     claim_conflicts, claim_agreements = {}, {}
     if claims and any(t.strip() for t in texts):
-        claim_conflicts, claim_agreements = claim_pairs(texts, ri, rj)
+        claim_conflicts, claim_agreements = claim_pairs(texts, ri, rj, buffer=packed.text_buffer)
         if claim_conflicts:
             keys = np.array(sorted(claim_conflicts), dtype=np.int64).reshape(-1, 2)
             parts.append((keys[:, 0], keys[:, 1], claim_severity, ConflictKind.CLAIM, None))

@@ -1,0 +1,113 @@
+"""Plain-Python twins of the claim prefilter: the join without it, and the kernel's keys.
+
+``naive_find_claim_conflicts`` is ``find_claim_conflicts`` as it was before the prefilter: every
+text's claims are read. ``naive_claim_keys`` computes the entries ctxselect/kernels/claims.py
+computes, by another route: for each possible claim start it re-reads the words of the text
+before it with the regular expression of text/claims.py (so a word cut by the start is cut here
+too), and the words after a number with regular expressions.
+"""
+
+import re
+
+from rapidfuzz import fuzz
+
+from ctxselect.kernels.claims import UNIT_ANY, UNIT_DATE, UNIT_NONE, UNIT_PERCENT
+from ctxselect.text.claim_keys import exotic_code_points, key_of, unit_key, word_hash
+from ctxselect.text.claims import _aligned_claims, extract_claims
+from ctxselect.text.words import STOPWORDS
+
+_WORD = re.compile(r"[A-Za-z\u00C0-\uFFFF][A-Za-z\u00C0-\uFFFF'\-]*")
+_SPACE = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0"
+_MONTH_START = re.compile(rf"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-zA-Z]*\.?,?[{_SPACE}]+[0-9]")
+_DATE_AHEAD = re.compile(rf"[0-9]{{4}}-|[0-9]{{1,2}}(?![0-9])[a-zA-Z]{{0,2}}[{_SPACE}]+{_MONTH_START.pattern}")
+_SCALES = ("thousand", "million", "billion", "trillion")
+ANY, DATE, PERCENT, NONE = int(UNIT_ANY), int(UNIT_DATE), int(UNIT_PERCENT), int(UNIT_NONE)
+_ASCII_WORD = set("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
+
+
+def naive_find_claim_conflicts(texts, *, context_ratio=90.0, min_context_words=4):
+    """find_claim_conflicts without the prefilter (the implementation before it)."""
+    conflicts, agreements = {}, {}
+    claims = [extract_claims(t) if t else [] for t in texts]
+    for key, pairs in sorted(_aligned_claims(claims, context_ratio, min_context_words).items()):
+        by_claim, firsts = {}, {}
+        for ca, cb in pairs:
+            by_claim.setdefault(id(ca), []).append(cb)
+            firsts[id(ca)] = ca
+        for ident, partners in by_claim.items():
+            ca = firsts[ident]
+            same = [cb for cb in partners if cb.value == ca.value]
+            if same:
+                agreements.setdefault(key, []).append((ca, same[0]))
+            else:
+                best = max(partners, key=lambda cb: fuzz.ratio(ca.before, cb.before))
+                conflicts.setdefault(key, []).append((ca, best))
+    return conflicts, agreements
+
+
+def claim_entries(text, min_context_words=4):
+    """The join keys of ``text``'s claims that can join, as the kernel hashes them: (word key,
+    unit key)."""
+    return {(key_of(*c.before.split()[-2:]), unit_key(c)) for c in extract_claims(text)
+            if len(c.before.split()) >= min_context_words}
+
+
+def covered(entries, kernel_entries):
+    """Whether every entry is in ``kernel_entries`` or matched there by a word key with any unit."""
+    return all(e in kernel_entries or (e[0], ANY) in kernel_entries for e in entries)
+
+
+def _unit_after(lower, q, reach):
+    """The unit key of the first content word from ``q``: its hash if it and the words before it
+    end by ``reach``; NONE if there is none and the text ends by ``reach``; else ANY."""
+    for m in _WORD.finditer(lower, q):
+        if m.end() > reach:
+            return ANY
+        if len(m.group()) > 1 and m.group() not in STOPWORDS:
+            return word_hash(m.group())
+    return NONE if len(lower) <= reach else ANY
+
+
+def _number_units(lower, p):
+    """The units a number at ``p`` may have (the kernel's rules, by regular expressions)."""
+    reach = p + 41
+    q = p + len(re.match(r"[0-9.,]*", lower[p:]).group())
+    percent = re.match(rf"[{_SPACE}]*(%|per)", lower[q:]) is not None
+    first = next(_WORD.finditer(lower, q), None)
+    if (first.end() if first else len(lower)) > reach:
+        return [ANY]
+    spaces = first is not None and all(c in _SPACE for c in lower[q:first.start()])
+    scale = next((s for s in _SCALES if spaces and first.group().startswith(s)), None)
+    if re.fullmatch(r"[0-9]{4}", lower[p:q]) and 1500 <= int(lower[p:q]) <= 2099 and not percent and not scale:
+        return []
+    units = [_unit_after(lower, q, reach)]
+    if percent:
+        units.append(PERCENT)
+    if scale:
+        units.append(_unit_after(lower, first.end(), reach) if first.group() == scale else ANY)
+    return units
+
+
+def naive_claim_keys(text, *, max_chars, window=80, need=4):
+    """(sorted entries, flag) of one text as the kernel reads it (``text`` not yet lower-cased):
+    flag 1 for an exotic text (then no entries)."""
+    lower = text.lower()
+    exotic = set(exotic_code_points().tolist())
+    if any(ord(c) in exotic for c in lower[:max_chars + 128]):
+        return [], 1
+    entries = set()
+    for p in range(min(len(lower), max_chars)):
+        if p > 0 and lower[p - 1] in _ASCII_WORD:
+            continue
+        digit = "0" <= lower[p] <= "9"
+        if not digit and not _MONTH_START.match(lower, p):
+            continue
+        content = [w for w in _WORD.findall(lower, max(0, p - window), p) if len(w) > 1 and w not in STOPWORDS]
+        if len(content) < need:
+            continue
+        key = key_of(content[-2], content[-1])
+        if not digit or _DATE_AHEAD.match(lower, p):
+            entries.add((key, DATE))
+        if digit and (p == 0 or lower[p - 1] not in ".,"):
+            entries.update((key, u) for u in _number_units(lower, p))
+    return sorted(entries), 0
