@@ -222,8 +222,9 @@ def select(
         the report. The solver gets what is left after the stages before it, less a reserve for
         the report; on time-out the best solution so far is returned, or the best baseline
         (status ``fallback``, with every tier it does not meet listed in ``relaxed``). Packing and
-        signals are not interrupted: when they alone take longer than the limit, the call takes
-        that long and returns the best baseline. The baselines ignore it.
+        signals are not interrupted: when they alone take longer than the limit, the solver gets a
+        grace of 5 % of it (at least 20 ms) on the core, and the status reason says the limit was
+        spent. The baselines ignore it.
     weights : dict or ObjectiveWeights, optional
         Objective weights, overriding the requirements' ``weights``.
     mmr_lambda : float
