@@ -145,13 +145,17 @@ class PackedCandidates:
         return mask
 
 
-def text_buffer(texts: Iterable[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Lower-cased UTF-8 bytes of all ``texts`` as one uint8 array, and each text's byte offsets
-    (length n + 1): the array form every per-text kernel reads (MinHash, query terms, claims)."""
-    encoded = [t.lower().encode("utf-8") for t in texts]
+def text_buffer(texts: Iterable[str], *, lower: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """UTF-8 bytes of all ``texts`` (lower-cased unless ``lower=False``) as one uint8 array, and
+    each text's byte offsets (length n + 1): the array form every per-text kernel reads (MinHash,
+    query terms, claims). Lone surrogates (possible in a question or a title, never in a validated
+    text) keep their three-byte form; no bytes at all give one zero byte, so a kernel always gets
+    a non-empty array (the offsets still say: no bytes)."""
+    encoded = [(t.lower() if lower else t).encode("utf-8", "surrogatepass") for t in texts]
     offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
     np.cumsum([len(e) for e in encoded], out=offsets[1:])
-    return np.frombuffer(b"".join(encoded), dtype=np.uint8), offsets
+    buf = np.frombuffer(b"".join(encoded), dtype=np.uint8)
+    return (buf if len(buf) else np.zeros(1, dtype=np.uint8)), offsets
 
 
 def pack(

@@ -47,7 +47,7 @@ from ctxselect.kernels.terms import (
     _time_match_serial,
     _weighted_rows,
 )
-from ctxselect.packing import PackedCandidates
+from ctxselect.packing import PackedCandidates, text_buffer
 from ctxselect.text.words import STOPWORDS, content_terms, years_in
 
 __all__ = ["QueryFeatures", "query_features"]
@@ -77,25 +77,11 @@ def _normalised(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "", text.lower())
 
 
-def _encode(strings, lower: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """UTF-8 bytes of ``strings`` as one buffer and offsets. Lone surrogates (possible in a
-    question or a title, never in a validated text) keep their three-byte form, which the kernels
-    read as one word character, as the regex does."""
-    encoded = [(s.lower() if lower else s).encode("utf-8", "surrogatepass") for s in strings]
-    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
-    np.cumsum([len(e) for e in encoded], out=offsets[1:])
-    return _padded(np.frombuffer(b"".join(encoded), dtype=np.uint8)), offsets
-
-
-def _padded(buf: np.ndarray) -> np.ndarray:
-    return buf if len(buf) else np.zeros(1, dtype=np.uint8)  # offsets still say: no bytes
-
-
 @lru_cache(maxsize=1)
 def _stopword_table() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
     """The terms kernel's stopword arguments: a bitmap and a table of their hashes (keys and
     positions), their bytes and offsets, and the longest stopword in bytes."""
-    buf, offsets = _encode(sorted(STOPWORDS))
+    buf, offsets = text_buffer(sorted(STOPWORDS), lower=False)
     hashes = _hash_each(buf, offsets)
     if len(np.unique(hashes)) != len(hashes):  # the kernel compares the bytes of one stopword per hash
         raise RuntimeError("two stopwords share a 64-bit hash")
@@ -118,7 +104,7 @@ def _replace_rows(indptr: np.ndarray, hashes: np.ndarray, rows: list[int], terms
     """The CSR (indptr, hashes) with the rows ``rows`` (ascending) replaced by the hashes of the
     term strings ``terms`` (one list per row, hashed in one kernel call)."""
     n = len(indptr) - 1
-    new = _hash_each(*_encode([t for row in terms for t in row]))
+    new = _hash_each(*text_buffer([t for row in terms for t in row], lower=False))
     lengths = np.diff(indptr)
     replaced = np.zeros(n, dtype=bool)
     replaced[rows] = True
@@ -151,7 +137,7 @@ def _term_rows(buffer: tuple[np.ndarray, np.ndarray], texts) -> tuple[np.ndarray
     σ or ς; those with a capital Σ take the Python path (``content_terms``)."""
     buf, offsets = buffer
     kernel = _text_terms_serial if len(buf) < SERIAL_BYTES else _text_terms
-    indptr, hashes, sigma = kernel(_padded(buf), offsets, *_stopword_table())
+    indptr, hashes, sigma = kernel(buf, offsets, *_stopword_table())
     if sigma.any():
         rows = [i for i in np.flatnonzero(sigma).tolist() if _CAPITAL_SIGMA in texts[i]]
         if rows:
@@ -191,11 +177,11 @@ def query_features(packed: PackedCandidates, query: str | None, *, feedback: int
     big = len(buffer[0]) >= SERIAL_BYTES
     text_rows = _term_rows(buffer, _Texts(cands))
     titles = [t if isinstance(t := c.extra.get("title"), str) else "" for c in cands]
-    title_rows = _term_rows(_encode(titles, lower=True), titles) if any(titles) else None
+    title_rows = _term_rows(text_buffer(titles), titles) if any(titles) else None
 
     # the question's terms (all of them, found or not), sorted, with their hashes
     q_strings = sorted(content_terms(query))
-    q_hashes = _hash_each(*_encode(q_strings))
+    q_hashes = _hash_each(*text_buffer(q_strings, lower=False))
     # the most relevant candidates, first-listed first among equals (argmax: no sort for one)
     order = (np.argmax(packed.relevance)[None] if feedback == 1
              else np.argsort(-packed.relevance, kind="stable")[:feedback])
@@ -239,7 +225,7 @@ def query_features(packed: PackedCandidates, query: str | None, *, feedback: int
     time_match = np.zeros(n)
     if query_years:
         kernel = _time_match if big else _time_match_serial
-        time_match = kernel(_padded(buffer[0]), buffer[1], _digit_values(), min(query_years), max(query_years))
+        time_match = kernel(buffer[0], buffer[1], _digit_values(), min(query_years), max(query_years))
 
     return QueryFeatures(q_terms, weights, covers, expansion, title_link, time_match, _source_match(packed, query))
 

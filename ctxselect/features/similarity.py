@@ -144,8 +144,6 @@ def text_signatures(texts, *, shingle_size: int = 3, bins: int = 128, buffer=Non
     """MinHash signatures (n x bins, uint64) and word counts of ``texts`` (or of a prebuilt
     :func:`~ctxselect.packing.text_buffer` ``buffer`` of them)."""
     buf, offsets = text_buffer(texts) if buffer is None else buffer
-    if len(buf) == 0:
-        buf = np.zeros(1, dtype=np.uint8)
     kernel = _signatures_serial if len(buf) < SERIAL_BYTES else _signatures
     return kernel(buf, offsets, shingle_size, bins)
 

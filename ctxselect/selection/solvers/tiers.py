@@ -56,26 +56,22 @@ def run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core
     if not enforce_gate:
         tiers = tiers[1:]
     info: dict[str, Any] = {"relaxed": [], "infeasible": []}
-    solved: list[str] = []  # the tiers CP-SAT already ran on (each proven infeasible)
+    tried = False  # CP-SAT already ran on a tier (and proved it infeasible)
     for name, gate_on, sources_on in tiers:
         hint = _best_hint(problem, baseline_masks, gate_on, sources_on)
         remaining = deadline - time.perf_counter()
-        late = remaining <= 0 and not solved
+        late = remaining <= 0 and not tried
         if late:  # the stages before the solver overran the limit: a short grace on the core, said
             before = sum(timings.get(k, 0.0) for k in ("pack", "signals", "problem"))
             overrun = (f"time limit of {time_limit:g} s spent before the solver (packing, signals and the "
                        f"problem took {before:.3g} s, the baselines {timings['baselines']:.3g} s)")
             remaining = max(GRACE_SHARE * time_limit, MIN_GRACE)
         # a tier after an infeasible one gets at least 10 ms: proving the next tier is often quick
-        remaining = max(remaining, 0.01) if solved else remaining
-        solved.append(name)
+        remaining = max(remaining, 0.01) if tried else remaining
+        tried = True
         result = solve_optimal(problem, enforce_gate=gate_on, enforce_sources=sources_on, hint=hint,
                                time_limit=remaining, core_size=core_size, core_extra=baseline_masks,
                                exact_up_to=0 if late else exact_up_to)
-        if late and result.status == "unknown":
-            return _fallback(problem, hint, gate_on, sources_on, info,
-                             f"{overrun}; CP-SAT found no selection in a grace of {remaining:.2g} s; "
-                             "the best baseline is returned")
         for key, value in result.timings.items():
             timings[key] = timings.get(key, 0.0) + value
         if result.status in ("optimal", "feasible"):
@@ -101,8 +97,9 @@ def run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core
                 return hint, info
         if result.status == "unknown":
             return _fallback(problem, hint, gate_on, sources_on, info,
-                             f"time limit of {time_limit:g} s reached before CP-SAT found a "
-                             "selection; the best baseline is returned")
+                             (f"{overrun}; CP-SAT found no selection in a grace of {remaining:.2g} s" if late
+                              else f"time limit of {time_limit:g} s reached before CP-SAT found a selection")
+                             + "; the best baseline is returned")
         # infeasible: say why, then drop this tier
         if not info["infeasible"]:
             info["infeasible"] = diagnose(problem, enforce_gate=gate_on)
