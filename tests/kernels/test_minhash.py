@@ -23,6 +23,7 @@ from ctxselect.kernels.minhash import (
     _signatures,
     _signatures_serial,
 )
+from ctxselect.packing import text_buffer
 from tests.naive.signals import (
     naive_band_keys,
     naive_bucket_pairs,
@@ -43,13 +44,7 @@ def random_text(rng, words):
     return " ".join(rng.choice(VOCAB) for _ in range(words))
 
 
-def buffer_of(texts):
-    """The kernels' input: lower-cased UTF-8 bytes of all texts, and each text's byte offsets."""
-    encoded = [t.lower().encode("utf-8") for t in texts]
-    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
-    np.cumsum([len(e) for e in encoded], out=offsets[1:])
-    buf = np.frombuffer(b"".join(encoded) or b"\0", dtype=np.uint8)
-    return buf, offsets
+buffer_of = text_buffer  # the kernels' input: lower-cased UTF-8 bytes (at least one) and offsets
 
 
 def rows_of(sig):

@@ -33,6 +33,7 @@ from ctxselect.kernels.terms import (
     _time_match,
     _time_match_serial,
 )
+from ctxselect.packing import text_buffer
 from ctxselect.text.words import STOPWORDS
 from tests.naive.query_terms import (
     WORD,
@@ -86,13 +87,7 @@ EDGE_TEXTS = ["", "   ", "a", "ab", "the and of", " ".join(sorted(STOPWORDS)), "
               "ends with s", "boss bosses", "ΑΣ'Β σς"]
 
 
-def buffer_of(texts):
-    """The kernels' input: lower-cased UTF-8 bytes of all texts (at least one byte), and offsets."""
-    encoded = [t.lower().encode("utf-8") for t in texts]
-    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
-    np.cumsum([len(e) for e in encoded], out=offsets[1:])
-    buf = np.frombuffer(b"".join(encoded) or b"\0", dtype=np.uint8)
-    return buf, offsets
+buffer_of = text_buffer  # the kernels' input: lower-cased UTF-8 bytes (at least one) and offsets
 
 
 def stop_arguments():
