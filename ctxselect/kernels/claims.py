@@ -79,8 +79,8 @@ def _is_letter(cp):  # a word's first character: [A-Za-z\u00C0-\uFFFF]
 
 
 @serial
-def _is_run(cp):  # a word's other characters: a letter, an apostrophe, a hyphen
-    return _is_letter(cp) or cp == 39 or cp == 45
+def _is_run(cp):  # a word's other characters: a letter, an ASCII digit, an apostrophe, a hyphen
+    return _is_letter(cp) or (48 <= cp <= 57) or cp == 39 or cp == 45
 
 
 @serial

@@ -1,7 +1,8 @@
 """MinHash signatures of word shingles, LSH banding and signature similarity, jitted.
 
-Texts arrive as one lower-cased UTF-8 byte buffer with offsets. A word is a maximal run of ASCII
-letters and digits or non-ASCII bytes; a shingle is ``k`` consecutive words (the whole text when it
+Texts arrive as one lower-cased UTF-8 byte buffer with offsets. A word is the one word of
+``ctxselect.model.tokens.WORD``, a maximal run of ASCII letters and digits or code points
+U+00C0–U+FFFF (two-byte sequences from lead byte 0xC3, three-byte sequences); a shingle is ``k`` consecutive words (the whole text when it
 has fewer). Signatures use one-permutation hashing: each shingle's 64-bit hash picks one of ``K``
 bins and competes for that bin's minimum; empty bins are filled by rotation (the next non-empty
 bin to the right, plus an offset per step), so every signature of a non-empty text is dense. The
@@ -36,9 +37,17 @@ def _word_hashes(buf, start, end):
     count = 0
     h = _FNV_OFFSET
     in_word = False
+    lead_is_word = False  # the class of the multi-byte sequence a continuation byte belongs to
     for p in range(start, end):
         b = buf[p]
-        is_word = (b >= 48 and b <= 57) or (b >= 97 and b <= 122) or (b >= 65 and b <= 90) or b >= 128
+        if b < 128:
+            is_word = (b >= 48 and b <= 57) or (b >= 97 and b <= 122) or (b >= 65 and b <= 90)
+            lead_is_word = False
+        elif b >= 0xC0:  # a lead byte: U+00C0..U+07FF (from 0xC3) and U+0800..U+FFFF are word characters
+            is_word = b >= 0xC3 and b < 0xF0
+            lead_is_word = is_word
+        else:  # a continuation byte
+            is_word = lead_is_word
         if is_word:
             if not in_word:
                 h = _FNV_OFFSET

@@ -1,9 +1,17 @@
-"""Token counting for candidates that arrive without a ``tokens`` count.
+"""Token counting for candidates that arrive without a ``tokens`` count, and the one definition
+of a word.
 
-The default counter needs no model files: it counts words (runs of letters, digits and
-underscores, the regex ``\\w+``; punctuation marks and whitespace are not counted) and scales
-them by 1.3, the usual ratio of BPE tokens to English words, rounding up (and never below 1). It
-is an estimate; pass your tokenizer's counter for exact budgets::
+A **word** is a maximal run of ASCII letters and digits or code points U+00C0–U+FFFF
+(:data:`WORD`, the regex ``[A-Za-z0-9\\u00C0-\\uFFFF]+``). Every reader of words uses it: this
+token estimate, content terms (``ctxselect.text.words``), a claim's context words
+(``ctxselect.text.claims``: words that start with a letter, joined by ``'`` and ``-``) and
+MinHash shingles, and the compiled kernels read the same runs off the UTF-8 buffer (in UTF-8:
+ASCII alphanumerics, two-byte sequences from lead byte 0xC3 on, and every three-byte sequence;
+U+0080–U+00BF, astral code points, whitespace and ASCII punctuation separate words).
+
+The default counter needs no model files: it counts words (punctuation marks, underscores and
+whitespace are not counted) and scales them by 1.3, the usual ratio of BPE tokens to English
+words, rounding up (and never below 1). It is an estimate; pass your tokenizer's counter for exact budgets::
 
     import tiktoken
     enc = tiktoken.get_encoding("cl100k_base")
@@ -19,19 +27,24 @@ import math
 import re
 from typing import Callable
 
-__all__ = ["TokenCounter", "default_token_counter", "set_token_counter", "get_token_counter"]
+__all__ = ["TokenCounter", "default_token_counter", "set_token_counter", "get_token_counter", "WORD",
+           "WORD_CHARACTERS", "LETTERS"]
 
 TokenCounter = Callable[[str], int]
 
-_WORD = re.compile(r"\w+")
+#: A word's characters, as a regex class body: ASCII letters and digits, U+00C0–U+FFFF.
+WORD_CHARACTERS = "A-Za-z0-9\u00C0-\uFFFF"
+#: The word characters that are not ASCII digits (a claim's context word starts with one).
+LETTERS = "A-Za-z\u00C0-\uFFFF"
+#: THE word: a maximal run of :data:`WORD_CHARACTERS`.
+WORD = re.compile(f"[{WORD_CHARACTERS}]+")
 TOKENS_PER_WORD = 1.3
 
 
 def default_token_counter(text: str) -> int:
-    """Estimate the tokens of ``text``: ceil(1.3 x words), at least 1 (a word is a run of ``\\w``
-    characters; punctuation is not counted)."""
-    words = len(_WORD.findall(text))
-    return max(1, math.ceil(TOKENS_PER_WORD * words))
+    """Estimate the tokens of ``text``: ceil(1.3 x words), at least 1 (a word is a run of
+    :data:`WORD`; punctuation is not counted)."""
+    return max(1, math.ceil(TOKENS_PER_WORD * len(WORD.findall(text))))
 
 
 _current: TokenCounter = default_token_counter

@@ -23,6 +23,7 @@ import numpy as np
 from ctxselect._config import SERIAL_BYTES
 from ctxselect.kernels.claims import (SCAN_EXTRA, UNIT_DATE, UNIT_PERCENT, _claim_keys, _claim_keys_serial,
                                      _shared_texts)
+from ctxselect.model.tokens import LETTERS, WORD_CHARACTERS
 from ctxselect.packing import text_buffer
 from ctxselect.text.words import STOPWORDS
 
@@ -40,8 +41,8 @@ BLOCK_BYTES = 1 << 23
 CAP_BYTES = 32
 _MASK = (1 << 64) - 1
 _FNV_OFFSET, _FNV_PRIME, _SALT = 0xCBF29CE484222325, 0x100000001B3, 0x9E3779B97F4A7C15
-_WORD_CLASS = re.compile(r"[A-Za-z\u00C0-\uFFFF]")
-_RUN_CLASS = re.compile(r"[A-Za-z\u00C0-\uFFFF'\-]")
+_WORD_CLASS = re.compile(f"[{LETTERS}]")  # a context word's first character (text/claims.py)
+_RUN_CLASS = re.compile(f"[{WORD_CHARACTERS}'\\-]")  # ... and its others
 
 
 def word_hash(word: str) -> int:

@@ -25,6 +25,7 @@ from functools import lru_cache
 
 from rapidfuzz import fuzz
 
+from ctxselect.model.tokens import LETTERS, WORD_CHARACTERS
 from ctxselect.text.claim_keys import CONTEXT_WINDOW, CONTEXT_WORDS, texts_to_read
 from ctxselect.text.words import STOPWORDS, number_value
 
@@ -65,7 +66,9 @@ def _may_hold_date(text: str) -> bool:
 _DIGIT = re.compile(r"\d")
 _NUMBER = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:\s*(%|percent|per cent)|\s+(thousand|million|billion|trillion))?(?![\w])", re.I)
 _SCALE = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
-_WORD = re.compile(r"[A-Za-z\u00C0-\uFFFF][A-Za-z\u00C0-\uFFFF'\-]*")
+#: A context word: a word (:data:`ctxselect.model.tokens.WORD`) that starts with a letter, with
+#: ``'`` and ``-`` joining words ("o'neil", "long-term"); a run starting with a digit is a number.
+_WORD = re.compile(rf"[{LETTERS}][{WORD_CHARACTERS}'\-]*")
 
 
 @dataclass(frozen=True)

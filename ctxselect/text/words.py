@@ -6,9 +6,10 @@ import re
 from collections import Counter
 from functools import lru_cache
 
+from ctxselect.model.tokens import WORD
+
 __all__ = ["content_terms", "number_text", "number_value", "numbers_in", "years_in", "STOPWORDS"]
 
-_WORD = re.compile(r"[A-Za-z0-9\u00C0-\uFFFF]+")
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
 
 STOPWORDS = frozenset("""
@@ -34,13 +35,14 @@ def _stem(word: str) -> str:
 
 
 def content_terms(text: str) -> set[str]:
-    """Lower-cased, lightly stemmed words of ``text`` without stopwords and one-letter words."""
+    """Lower-cased, lightly stemmed words (:data:`ctxselect.model.tokens.WORD`) of ``text`` without
+    stopwords and one-letter words."""
     return set(_terms_of(text))
 
 
 @lru_cache(maxsize=8192)
 def _terms_of(text: str) -> frozenset[str]:
-    return frozenset(_stem(w) for w in (m.lower() for m in _WORD.findall(text)) if len(w) > 1 and w not in STOPWORDS)
+    return frozenset(_stem(w) for w in (m.lower() for m in WORD.findall(text)) if len(w) > 1 and w not in STOPWORDS)
 
 
 def years_in(text: str) -> list[int]:

@@ -64,6 +64,19 @@ EDGE_TEXTS = ["", "   ...  ", "one", "Same words here", "same WORDS here!", "ün
               "a b", "x " * 200]
 
 
+def test_words_are_the_one_word_over_all_of_unicode():
+    """Each code point between two letters: the kernel's word count is that of ``model.tokens.WORD``
+    on the lower-cased text (the kernel reads the lower-cased buffer), for every code point."""
+    from ctxselect.model.tokens import WORD
+
+    texts = [f"a{chr(cp)}b" for cp in range(1, 0x110000)]
+    _, words = _signatures_serial(*buffer_of(texts), 1, 4)
+    want = np.array([len(WORD.findall(t.lower())) for t in texts])
+    wrong = np.flatnonzero(words != want)
+    assert wrong.size == 0, [hex(cp + 1) for cp in wrong[:10]]
+    assert set(want.tolist()) == {1, 2}  # precondition: both joiners and separators were seen
+
+
 @pytest.mark.parametrize("kernel", SIGNATURES.values(), ids=SIGNATURES.keys())
 @pytest.mark.parametrize("k,bins", [(1, 16), (3, 128), (5, 64)])
 def test_signatures_match_twin_exactly(kernel, k, bins):

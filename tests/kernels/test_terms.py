@@ -132,6 +132,19 @@ def test_lowercasing_first_changes_no_word_and_no_digit_except_capital_sigma():
 
 # -- terms -------------------------------------------------------------------------------------------
 
+def test_words_are_the_one_word_over_all_of_unicode():
+    """Each code point between "ab" and "cd": the kernel finds one term where ``model.tokens.WORD``
+    finds one word in the lower-cased text, two where it finds two, for every code point."""
+    from ctxselect.model.tokens import WORD as THE_WORD
+
+    texts = [f"ab{chr(cp)}cd" for cp in range(1, 0x110000)]
+    indptr, _, _ = _text_terms_serial(*buffer_of(texts), *stop_arguments())
+    want = np.array([len(THE_WORD.findall(t.lower())) for t in texts])
+    wrong = np.flatnonzero(np.diff(indptr) != want)
+    assert wrong.size == 0, [hex(cp + 1) for cp in wrong[:10]]
+    assert set(want.tolist()) == {1, 2}  # precondition: both joiners and separators were seen
+
+
 @pytest.mark.parametrize("kernel", TERMS.values(), ids=TERMS.keys())
 def test_terms_match_twin_on_fixed_and_random_texts(kernel):
     rng = random.Random(4)

@@ -1,6 +1,14 @@
-"""Token counting: the default counter and a pluggable one."""
+"""Token counting: the default counter and a pluggable one; the one word every reader uses."""
+
+import math
+
+from hypothesis import given
+from hypothesis import strategies as st
 
 import ctxselect
+from ctxselect.model.tokens import WORD, default_token_counter
+from ctxselect.text.claims import extract_claims
+from ctxselect.text.words import content_terms
 
 
 def test_pluggable_token_counter():
@@ -13,3 +21,26 @@ def test_pluggable_token_counter():
         ctxselect.set_token_counter(None)
     assert ctxselect.pack(cands, {"token_budget": 5}).tokens.tolist() == [2]
 
+
+
+def test_default_counter_counts_the_one_word():
+    # underscores and punctuation separate words; U+00C0-U+FFFF (letters, "’") joins them
+    assert [default_token_counter(t) for t in ["snake_case", "don’t stop", "a — b", "x", "", "© ½"]] == [
+        math.ceil(1.3 * 2), math.ceil(1.3 * 2), math.ceil(1.3 * 3), 2, 1, 1]
+
+
+_TEXTS = st.lists(st.sampled_from(list("ab9_ -'’—©ΣσÉé😀\n.,%") + ["March", " 12 ", "2019", "per", "people",
+                                                                   " the population was "]),
+                  max_size=40).map("".join)
+
+
+@given(_TEXTS)
+def test_every_reader_reads_the_one_word(text):
+    words = WORD.findall(text)
+    assert default_token_counter(text) == max(1, math.ceil(1.3 * len(words)))
+    lowered = [w.lower() for w in WORD.findall(text.lower())]
+    for term in content_terms(text):  # a stem of a word: the word itself or a prefix plus "y"
+        assert any(w == term or w.startswith(term.rstrip("y")) for w in lowered), term
+    for claim in extract_claims(text):  # context words are words joined by ' and -
+        for word in claim.before.split():
+            assert all(WORD.fullmatch(part) for part in word.replace("'", "-").split("-") if part), word

@@ -16,7 +16,7 @@ from ctxselect.text.claim_keys import exotic_code_points, key_of, unit_key, word
 from ctxselect.text.claims import _aligned_claims, extract_claims
 from ctxselect.text.words import STOPWORDS
 
-_WORD = re.compile(r"[A-Za-z\u00C0-\uFFFF][A-Za-z\u00C0-\uFFFF'\-]*")
+_WORD = re.compile(r"[A-Za-z\u00C0-\uFFFF][A-Za-z0-9\u00C0-\uFFFF'\-]*")
 _SPACE = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0"
 _MONTH_START = re.compile(rf"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-zA-Z]*\.?,?[{_SPACE}]+[0-9]")
 _DATE_AHEAD = re.compile(rf"[0-9]{{4}}-|[0-9]{{1,2}}(?![0-9])[a-zA-Z]{{0,2}}[{_SPACE}]+{_MONTH_START.pattern}")

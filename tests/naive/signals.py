@@ -1,6 +1,7 @@
 """Plain-Python reference twins of the signal kernels (no numpy in the algorithms)."""
 
 import math
+import re
 
 MASK = (1 << 64) - 1
 EMPTY = MASK
@@ -36,17 +37,13 @@ def naive_cosine_pairs(vectors, threshold):
 
 
 def naive_words(text):
-    """Word hashes as the kernel tokenises: runs of ASCII alphanumerics or non-ASCII bytes."""
-    hashes, h, in_word = [], FNV_OFFSET, False
-    for b in text.lower().encode("utf-8"):
-        if (48 <= b <= 57) or (97 <= b <= 122) or (65 <= b <= 90) or b >= 128:
-            if not in_word:
-                h, in_word = FNV_OFFSET, True
+    """Word hashes as the kernel tokenises: the words of the one word regex (written out here, not
+    imported) of the lower-cased text, each hashed FNV-1a over its UTF-8 bytes."""
+    hashes = []
+    for word in re.findall(r"[A-Za-z0-9\u00C0-\uFFFF]+", text.lower()):
+        h = FNV_OFFSET
+        for b in word.encode("utf-8", "surrogatepass"):
             h = ((h ^ b) * FNV_PRIME) & MASK
-        elif in_word:
-            hashes.append(h)
-            in_word = False
-    if in_word:
         hashes.append(h)
     return hashes
 
