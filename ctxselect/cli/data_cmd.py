@@ -71,7 +71,7 @@ def gen_command(
     _guarded(work)
 
 
-def _read_traces(path: Path):
+def _read_traces(path: Path, match: str = "exact", fuzzy_threshold: float | None = None):
     """Lines of a trace file: ``{"trace_id"?, "chunks": [...], "prompts"?: [...]}``."""
     for line_no, data in read_jsonl(path, what="trace file"):
         if not isinstance(data, dict) or not isinstance(data.get("chunks"), list):
@@ -81,14 +81,17 @@ def _read_traces(path: Path):
         try:
             chunks = data["chunks"]
             if "prompts" in data:
-                chunks = [c.to_dict() for c in trace(chunks, data["prompts"])]
+                chunks = [c.to_dict() for c in trace(chunks, data["prompts"], match=match,
+                                                     fuzzy_threshold=fuzzy_threshold)]
             yield name, audit(chunks)
         except InputError as err:
             raise err.located(file=str(path), line=line_no, query_id=name) from None
 
 
-def _audit(path: Path, as_json: bool) -> int:
-    results = list(_read_traces(path))
+def _audit(path: Path, as_json: bool, match: str = "exact", fuzzy_threshold: float | None = None) -> int:
+    if fuzzy_threshold is not None and match != "fuzzy":
+        raise InputError(field="--fuzzy-threshold", message="applies only with --fuzzy")
+    results = list(_read_traces(path, match, fuzzy_threshold))
     if not results:
         raise InputError(file=str(path), message="the trace file holds no trace")
     if as_json:
@@ -112,9 +115,14 @@ def audit_command(
     traces: Annotated[Path, typer.Argument(help="JSONL: one trace per line, its chunks (observed fields, or "
                                                  "texts with the trace's `prompts`).", show_default=False)],
     as_json: JsonFlag = False,
+    fuzzy: Annotated[bool, typer.Option("--fuzzy", help="Also count chunks the assembler reformatted "
+                                        "(normalised or rapidfuzz match; never one whose numbers differ from "
+                                        "the prompt's). Default: RAGScope's exact substring rule.")] = False,
+    fuzzy_threshold: Annotated[float | None, typer.Option(min=0, max=100, callback=_finite, show_default=False,
+                                                          help="rapidfuzz partial_ratio for --fuzzy [default: 90]")] = None,
 ) -> None:
     """Audit traces the way RAGScope does: precision, efficiency, uniqueness, coverage, rerank gain."""
-    _guarded(lambda: _audit(traces, as_json))
+    _guarded(lambda: _audit(traces, as_json, "fuzzy" if fuzzy else "exact", fuzzy_threshold))
 
 
 def _ablate(dump: Path, out: Path, method: Method, seed: int, time_limit: float) -> int:

@@ -25,10 +25,13 @@ def test_trace_exact_fuzzy_positions_and_overlap():
     prompt = ("Context:\n- steps: open the console, then click refund.\n"
               "- Refunds are possible within 30 days.\n- Annual plans renew each year in March and cost less "
               "per month!\nQuestion: how?")
-    traced = {t.id: t for t in ctxselect.trace(chunks, prompt)}
+    exact = {t.id: t for t in ctxselect.trace(chunks, prompt)}  # RAGScope's rule by default
+    assert [exact[k].match for k in "abcd"] == ["exact", "none", "none", "none"]
+    assert [exact[k].context_position for k in "abcd"] == [0, None, None, None]
+    traced = {t.id: t for t in ctxselect.trace(chunks, prompt, match="fuzzy")}
     assert (traced["a"].match, traced["b"].match, traced["c"].match) == ("exact", "normalised", "none")
     assert traced["d"].match == "fuzzy"
-    assert [traced[k].context_position for k in "abcd"] == [1, 0, None, 2]  # order of appearance
+    assert [traced[k].context_position for k in "abcd"] == [0, 1, None, 2]  # retrieval order, as RAGScope
     assert traced["c"].score_missing and not traced["a"].score_missing
     assert traced["d"].overlap_with_next == 0.0
     report = ctxselect.audit([t.to_dict() for t in traced.values()])
@@ -39,6 +42,20 @@ def test_trace_bad_input():
     with pytest.raises(ctxselect.InputError, match=r"candidate #0, field 'id'"):
         ctxselect.trace([{"text": "x"}], "x")
     with pytest.raises(ctxselect.InputError, match=r"field 'fuzzy_threshold'"):
-        ctxselect.trace([], "x", fuzzy_threshold=120)
+        ctxselect.trace([], "x", match="fuzzy", fuzzy_threshold=120)
+    with pytest.raises(ctxselect.InputError, match=r"^field 'fuzzy_threshold': applies only to fuzzy matching"):
+        ctxselect.trace([], "x", fuzzy_threshold=80)  # a threshold is no silent no-op
+    with pytest.raises(ctxselect.InputError, match=r"^field 'match': expected 'exact' or 'fuzzy', found 'partial'"):
+        ctxselect.trace([], "x", match="partial")
 
 
+
+
+def test_claimed_share_counts_overlapping_claims_once():
+    """Two identical chunks quoted once claim one stretch: a fuzzy match over half of it is not
+    refused for a share of 2 × 50 %."""
+    from ctxselect.evaluate.trace import _claimed_share
+
+    assert _claimed_share([(0, 10), (0, 10)], 5, 15) == 0.5
+    assert _claimed_share([(0, 3), (2, 6), (20, 30)], 0, 10) == 0.6
+    assert _claimed_share([], 0, 5) == 0.0
