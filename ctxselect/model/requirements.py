@@ -32,9 +32,9 @@ def _fraction(value: Any, name: str) -> float:
 GATE_PARAMETERS: dict[str, tuple[Callable[[Any, str], Any], Any, str]] = {
     "min_coverage": (_fraction, 0.80, "weighted aspect coverage must reach this"),
     "min_token_utilization": (_fraction, 0.10, "tokens used / budget must reach this"),
-    "max_token_utilization": (_optional(_fraction), None,
-                              "tokens used / budget must not exceed this (null: 0.90 in the gate's verdict, "
-                              "and the selector may use the whole budget)"),
+    "max_token_utilization": (_optional(_fraction), 0.90,
+                              "tokens used / budget must not exceed this; the selector keeps below it too "
+                              "(null: no ceiling)"),
     "max_source_starvation": (_fraction, 0.0, "share of required sources below their minimum"),
     "max_contradiction_density": (_fraction, 0.0, "conflicting pairs / all pairs"),
     "min_freshness": (_fraction, 0.70, "relevance-weighted freshness must reach this"),
@@ -48,14 +48,15 @@ class GateThresholds:
     """The pre-inference gate (article 000): each condition is configurable.
 
     The defaults are ρ ≥ 0.80, 0.10 ≤ τ ≤ 0.90, δ ≤ 0, κ ≤ 0, φ ≥ 0.70, π = 1; ``max_stale_risk``
-    is off unless set. ``max_token_utilization`` left unset means 0.90 in the gate's verdict (as in
-    article 000) while ``select`` may still use the whole budget; set it to make the selector keep
-    below it too.
+    is off unless set. The gate is one truth: ``inspect()`` judges a context by these thresholds,
+    and ``select()`` with ``enforce_gate=True`` keeps to the same ones (the 0.90 ceiling included:
+    the selector leaves 10 % of the budget unused by default; ``max_token_utilization=None`` or
+    1.0 lets it use the whole budget, for the verdict too).
     """
 
     min_coverage: float = 0.80
     min_token_utilization: float = 0.10
-    max_token_utilization: float | None = None
+    max_token_utilization: float | None = 0.90
     max_source_starvation: float = 0.0
     max_contradiction_density: float = 0.0
     min_freshness: float = 0.70
@@ -70,14 +71,10 @@ class GateThresholds:
                              expected=f"a value >= min_token_utilization ({self.min_token_utilization:g})",
                              found=self.utilization_ceiling)
 
-    DEFAULT_UTILIZATION_CEILING = 0.90
-
     @property
     def utilization_ceiling(self) -> float:
-        """The gate's τ_max: ``max_token_utilization``, or 0.90 when unset."""
-        if self.max_token_utilization is None:
-            return self.DEFAULT_UTILIZATION_CEILING
-        return self.max_token_utilization
+        """The gate's τ_max: ``max_token_utilization``, or 1.0 (no ceiling) when it is None."""
+        return 1.0 if self.max_token_utilization is None else self.max_token_utilization
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "GateThresholds":

@@ -50,7 +50,9 @@ class Selection:
         id -> reason, for every candidate left out.
     infeasible : list of str
         When no selection can satisfy the gate (or the required sources): each condition that
-        cannot be met and why. The selection then satisfies the remaining hard constraints.
+        cannot be met and why, then (gate relaxed) each gate condition the returned selection
+        fails, by name, as ``inspect()`` of it reports. The selection then satisfies the remaining
+        hard constraints, and the gate's utilization ceiling.
     relaxed : list of str
         Constraint tiers dropped to find a selection (``gate``, ``sources``).
     timings : dict
@@ -306,7 +308,10 @@ def select(
         gap = (bound - objective) / max(abs(bound), TOLERANCE)
     positions = assembly_order(problem, mask, order)
     report = report_for(problem.packed, mask, positions, problem.signals.freshness)
-    excluded = exclusion_reasons(problem, mask, enforce_gate=gate_on, notes=notes)
+    if "gate" in relaxed:  # the conditions given up, by name: what inspect() of this context fails
+        infeasible = infeasible + [f"the selection returned does not meet {f.condition}: {f.message}"
+                                   for f in report.failures]
+    excluded = exclusion_reasons(problem, mask, enforce_gate=gate_on, notes=notes, ceiling=info.get("ceiling", False))
     ended = time.perf_counter()
     timings.update(report=ended - finishing, total=ended - started)
     return Selection(

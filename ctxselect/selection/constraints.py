@@ -105,14 +105,19 @@ def pairwise_partners(problem: Problem, fields, extra_pairs=None) -> dict[int, l
     return partners
 
 
-def hard_violations(problem: Problem, mask: np.ndarray) -> list[str]:
-    """The hard-tier constraints that ``mask`` breaks."""
+def hard_violations(problem: Problem, mask: np.ndarray, *, ceiling: bool = False) -> list[str]:
+    """The hard-tier constraints that ``mask`` breaks; with ``ceiling``, the capacity is the gate's
+    utilization ceiling (:meth:`Problem.capacity`), which ``select()`` keeps to whenever it
+    enforces the gate, even with the gate's other conditions relaxed."""
     packed = problem.packed
     out = []
     if (mask & ~problem.eligible).any():
         out.append("selects an ineligible chunk")
-    if int(packed.tokens[mask].sum()) > packed.budget:
+    used = int(packed.tokens[mask].sum())
+    if used > packed.budget:
         out.append("exceeds the token budget")
+    elif ceiling and used > problem.capacity(True):
+        out.append("max_token_utilization")
     if (mask[problem.hard_i] & mask[problem.hard_j]).any() or disagree_on_fields(packed, mask, problem.hard_fields):
         out.append("selects both chunks of a hard conflict")
     if any(mask[g].sum() > 1 for g in problem.groups):
@@ -136,12 +141,10 @@ def source_violations(problem: Problem, mask: np.ndarray) -> list[str]:
 def gate_violations(problem: Problem, mask: np.ndarray) -> list[str]:
     """Gate conditions the optimizer enforces that ``mask`` breaks, plus any contradiction among
     the selected chunks when the gate forbids contradictions (the optimizer forbids every detected
-    conflict, drift included). An unset utilization ceiling is not enforced."""
+    conflict, drift included)."""
     packed = problem.packed
     failures = evaluate_gate(quality_vector(packed, mask, problem.signals.freshness), packed.requirements.gate)
-    gate = packed.requirements.gate
-    out = [f.condition for f in failures
-           if not (f.condition == "max_token_utilization" and gate.max_token_utilization is None)]
+    out = [f.condition for f in failures]
     con = problem.conflicts
     if packed.requirements.gate.max_contradiction_density <= 0 and "max_contradiction_density" not in out:
         if (mask[con.i] & mask[con.j]).any() or disagree_on_fields(packed, mask, range(len(packed.field_names))):
@@ -150,12 +153,13 @@ def gate_violations(problem: Problem, mask: np.ndarray) -> list[str]:
 
 
 def violations(problem: Problem, mask: np.ndarray, *, enforce_gate: bool = True,
-               enforce_sources: bool = True) -> list[str]:
-    """Every constraint of the optimizer's model that the selection ``mask`` breaks."""
+               enforce_sources: bool = True, ceiling: bool | None = None) -> list[str]:
+    """Every constraint of the optimizer's model that the selection ``mask`` breaks (``ceiling``:
+    the gate's utilization ceiling; default: with the gate)."""
     mask = np.asarray(mask, dtype=bool)
-    out = hard_violations(problem, mask)
+    out = hard_violations(problem, mask, ceiling=enforce_gate if ceiling is None else ceiling)
     if enforce_sources:
         out += source_violations(problem, mask)
     if enforce_gate:
-        out += gate_violations(problem, mask)
+        out += [v for v in gate_violations(problem, mask) if v not in out]
     return out

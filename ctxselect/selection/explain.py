@@ -77,12 +77,13 @@ def _disagreeing_selected(packed, mask: np.ndarray, fields) -> np.ndarray:
 
 
 def exclusion_reasons(problem: Problem, mask: np.ndarray, *, enforce_gate: bool,
-                      notes: dict[int, str] | None = None) -> dict[str, str]:
+                      notes: dict[int, str] | None = None, ceiling: bool | None = None) -> dict[str, str]:
     """id -> why the chunk is not in the selection ``mask``.
 
     The first reason that applies wins: ineligible; superseded by or conflicting with a selected
     chunk; near-duplicate of a selected chunk; the selector's own note; source cap; chunk cap;
     does not fit; redundant with a selected chunk; adds no value; would break the gate; lower value.
+    ``ceiling``: the selection kept to the gate's utilization ceiling (default: ``enforce_gate``).
     """
     packed = problem.packed
     reqs = packed.requirements
@@ -105,7 +106,9 @@ def exclusion_reasons(problem: Problem, mask: np.ndarray, *, enforce_gate: bool,
                 mate_of[m] = int(chosen_members[0])
 
     used = int(packed.tokens[mask].sum())
-    capacity = problem.capacity(enforce_gate)
+    capacity = problem.capacity(enforce_gate if ceiling is None else ceiling)
+    room = "in the budget" if capacity >= packed.budget else (
+        f"under the gate's utilization ceiling ({capacity} of the {packed.budget}-token budget)")
     counts = np.bincount(packed.source[mask], minlength=len(packed.source_names))
     n_selected = int(mask.sum())
     red = problem.signals.redundancy
@@ -163,7 +166,7 @@ def exclusion_reasons(problem: Problem, mask: np.ndarray, *, enforce_gate: bool,
             out[cid] = f"chunk cap: {reqs.max_chunks} chunk(s) already selected"
             continue
         if too_big[i]:
-            out[cid] = f"does not fit: {tokens[i]} tokens, {capacity - used} left in the budget"
+            out[cid] = f"does not fit: {tokens[i]} tokens, {capacity - used} left {room}"
             continue
         if has_selected_nb[i]:
             nb = slice(r_ptr[i], r_ptr[i + 1])

@@ -163,11 +163,11 @@ class Problem:
         return self.packed.n
 
     def capacity(self, enforce_gate: bool) -> int:
-        """Tokens a selection may use: the budget; with the gate enforced and
-        ``max_token_utilization`` set, at most ⌊τ_max·B⌋ of it (the one place this is computed)."""
-        gate = self.packed.requirements.gate
-        if enforce_gate and gate.max_token_utilization is not None:
-            return min(self.packed.budget, math.floor(gate.max_token_utilization * self.packed.budget + TOLERANCE))
+        """Tokens a selection may use: the budget; with the gate enforced, at most ⌊τ_max·B⌋ of it
+        (the gate's utilization ceiling; the one place this is computed)."""
+        ceiling = self.packed.requirements.gate.utilization_ceiling
+        if enforce_gate:
+            return min(self.packed.budget, math.floor(ceiling * self.packed.budget + TOLERANCE))
         return self.packed.budget
 
     def min_tokens(self, enforce_gate: bool) -> int:

@@ -31,8 +31,8 @@ from ctxselect.features.compute import signals
 from ctxselect.selection.api import prepare
 
 DAY = 86400.0
-# article 000's gate; the selector may use the whole budget unless max_token_utilization is set
-GATE_DEFAULTS = {"min_coverage": 0.80, "min_token_utilization": 0.10, "max_token_utilization": None,
+# article 000's gate, the selector keeping to all of it (a None ceiling: the whole budget)
+GATE_DEFAULTS = {"min_coverage": 0.80, "min_token_utilization": 0.10, "max_token_utilization": 0.90,
                  "max_contradiction_density": 0.0, "min_freshness": 0.70, "max_stale_risk": None}
 WEIGHT_DEFAULTS = {"relevance": 1.0, "coverage": 1.0, "redundancy": 1.0, "contradiction": 1.0, "tokens": 0.01,
                    "sharpen": 4.0, "relative_freshness": 1.0}
@@ -174,8 +174,10 @@ def naive_objective(p: RawProblem, X):
     return total
 
 
-def naive_feasible(p: RawProblem, X, *, gate_on, sources_on):
-    """Which rows of X meet the hard constraints, and the gate and source minimums when asked."""
+def naive_feasible(p: RawProblem, X, *, gate_on, sources_on, ceiling=None):
+    """Which rows of X meet the hard constraints, and the gate and source minimums when asked
+    (``ceiling``: the gate's utilization ceiling, which select() keeps whenever it enforces the
+    gate; default: with the gate)."""
     tokens = np.array(p.tokens, dtype=np.int64)
     ok = ~(X & ~np.array(p.eligible, dtype=bool)).any(axis=1)
     used = X.astype(np.int64) @ tokens
@@ -193,10 +195,10 @@ def naive_feasible(p: RawProblem, X, *, gate_on, sources_on):
             ok &= members >= p.source_min.get(source, 0)
     if p.max_chunks is not None:
         ok &= count <= p.max_chunks
+    if (gate_on if ceiling is None else ceiling) and p.gate["max_token_utilization"] is not None:
+        ok &= used <= math.floor(p.gate["max_token_utilization"] * p.budget + EPS)
     if gate_on:
         gate = p.gate
-        if gate["max_token_utilization"] is not None:
-            ok &= used <= math.floor(gate["max_token_utilization"] * p.budget + EPS)
         ok &= used >= math.ceil(gate["min_token_utilization"] * p.budget - EPS)
         ok &= count >= 1
         if p.aspects:
@@ -225,7 +227,7 @@ def brute_force(p: RawProblem, *, enforce_gate=True):
         tiers = tiers[1:]
     relaxed = []
     for name, gate_on, sources_on in tiers:
-        ok = naive_feasible(p, X, gate_on=gate_on, sources_on=sources_on)
+        ok = naive_feasible(p, X, gate_on=gate_on, sources_on=sources_on, ceiling=enforce_gate)
         if ok.any():
             return float(objective[ok].max()), relaxed, (X, ok, objective)
         relaxed.append("gate" if name == "gate" else "sources")

@@ -38,9 +38,9 @@ def test_default_objective_prefers_the_chunk_in_the_asked_years():
 
 
 def test_sharpening_keeps_one_strong_chunk_over_two_weak_ones():
-    cands = [cand("strong", "alpha", 0.9, tokens=100), cand("weak1", "beta", 0.5, tokens=50),
-             cand("weak2", "gamma", 0.5, tokens=50)]
-    reqs = {"token_budget": 100}
+    cands = [cand("strong", "alpha", 0.9, tokens=90), cand("weak1", "beta", 0.5, tokens=45),
+             cand("weak2", "gamma", 0.5, tokens=45)]
+    reqs = {"token_budget": 100}  # the gate's 90 % ceiling: 90 tokens
     assert ctxselect.select(cands, reqs).ids == ["strong"]  # 0.9^4 = 0.66 > 2 x 0.5^4 = 0.125
     assert sorted(ctxselect.select(cands, reqs, weights={"sharpen": 1}).ids) == ["weak1", "weak2"]
 

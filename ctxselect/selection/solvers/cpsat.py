@@ -135,8 +135,10 @@ def solve_optimal(
     core_size: int,
     core_extra: list[np.ndarray] = (),
     exact_up_to: int = 0,
+    ceiling: bool | None = None,
 ) -> OptimalResult:
-    """Build and solve the CP-SAT model of ``problem`` (see the module docstring)."""
+    """Build and solve the CP-SAT model of ``problem`` (see the module docstring); ``ceiling``: keep
+    to the gate's utilization ceiling (default: when ``enforce_gate``)."""
     import time
 
     started = time.perf_counter()
@@ -154,7 +156,7 @@ def solve_optimal(
     tokens = packed.tokens[core].tolist()
 
     # budget (and the gate's utilization range)
-    capacity = problem.capacity(enforce_gate)
+    capacity = problem.capacity(enforce_gate if ceiling is None else ceiling)
     low_tokens = problem.min_tokens(enforce_gate)
     b.linear(x, tokens, low_tokens, capacity)
 

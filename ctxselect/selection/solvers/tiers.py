@@ -19,11 +19,12 @@ __all__ = ["run_optimal"]
 
 
 def _best_hint(problem: Problem, candidates: list[np.ndarray], enforce_gate: bool,
-               enforce_sources: bool) -> np.ndarray:
+               enforce_sources: bool, ceiling: bool) -> np.ndarray:
     """The highest-scoring candidate selection that satisfies the model, else the highest."""
     scored = sorted(((score(problem, m), k) for k, m in enumerate(candidates)), reverse=True)
     for _, k in scored:
-        if not violations(problem, candidates[k], enforce_gate=enforce_gate, enforce_sources=enforce_sources):
+        if not violations(problem, candidates[k], enforce_gate=enforce_gate, enforce_sources=enforce_sources,
+                          ceiling=ceiling):
             return candidates[k]
     return candidates[scored[0][1]]
 
@@ -43,7 +44,9 @@ def run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core
                 exact_up_to: int, timings: dict, deadline: float | None = None) -> tuple[np.ndarray, dict]:
     """CP-SAT on the tiers gate → sources → hard constraints only, dropping a tier only when it
     is infeasible. Whatever comes back says what it breaks: a fallback baseline that misses the
-    gate or a source minimum lists them in ``relaxed``, never silently.
+    gate or a source minimum lists them in ``relaxed``, never silently. With ``enforce_gate``, the
+    gate's utilization ceiling holds in every tier (dropping it never makes a tier feasible), so
+    a relaxed gate gives up only the conditions that cannot be met.
 
     ``deadline`` (a ``time.perf_counter()`` instant; default: ``time_limit`` from now) is when the
     whole call should end: the solver runs until it, less :data:`REPORT_RESERVE`."""
@@ -55,10 +58,10 @@ def run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core
     tiers = [("gate", enforce_gate, True), ("sources", False, True), ("none", False, False)]
     if not enforce_gate:
         tiers = tiers[1:]
-    info: dict[str, Any] = {"relaxed": [], "infeasible": []}
+    info: dict[str, Any] = {"relaxed": [], "infeasible": [], "ceiling": enforce_gate}
     tried = False  # CP-SAT already ran on a tier (and proved it infeasible)
     for name, gate_on, sources_on in tiers:
-        hint = _best_hint(problem, baseline_masks, gate_on, sources_on)
+        hint = _best_hint(problem, baseline_masks, gate_on, sources_on, enforce_gate)
         remaining = deadline - time.perf_counter()
         late = remaining <= 0 and not tried
         if late:  # the stages before the solver overran the limit: a short grace on the core, said
@@ -71,7 +74,7 @@ def run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core
         tried = True
         result = solve_optimal(problem, enforce_gate=gate_on, enforce_sources=sources_on, hint=hint,
                                time_limit=remaining, core_size=core_size, core_extra=baseline_masks,
-                               exact_up_to=0 if late else exact_up_to)
+                               exact_up_to=0 if late else exact_up_to, ceiling=enforce_gate)
         for key, value in result.timings.items():
             timings[key] = timings.get(key, 0.0) + value
         if result.status in ("optimal", "feasible"):
@@ -86,11 +89,12 @@ def run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core
                 info["reason"] = f"time limit of {time_limit:g} s reached before optimality was proven"
             if late:
                 info["reason"] = f"{overrun}; in a grace of {remaining:.2g} s: {info['reason']}"
-            if not violations(problem, result.mask, enforce_gate=gate_on, enforce_sources=sources_on):
+            if not violations(problem, result.mask, enforce_gate=gate_on, enforce_sources=sources_on,
+                              ceiling=enforce_gate):
                 return result.mask, info
             # the model holds in integers but not in exact arithmetic (rounded coefficients): a
             # baseline that satisfies the tier is returned instead, never a false "infeasible"
-            if not violations(problem, hint, enforce_gate=gate_on, enforce_sources=sources_on):
+            if not violations(problem, hint, enforce_gate=gate_on, enforce_sources=sources_on, ceiling=enforce_gate):
                 info.update(status="feasible", bound=None,
                             reason="the solver's selection broke a condition in exact arithmetic "
                                    "(its coefficients are rounded); the best baseline that meets it is returned")
@@ -110,17 +114,19 @@ def run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core
 def _fallback(problem: Problem, mask: np.ndarray, gate_on: bool, sources_on: bool, info: dict,
               reason: str) -> tuple[np.ndarray, dict]:
     """The best baseline as the answer, with every enforced tier it does not meet in ``relaxed``."""
-    broken = _broken_tiers(problem, mask, gate_on, sources_on)
+    broken = _broken_tiers(problem, mask, gate_on, sources_on, info["ceiling"])
     info["relaxed"].extend(t for t in broken if t not in info["relaxed"])
     info.update(status="fallback", bound=None, gate_on=gate_on and "gate" not in broken,
+                ceiling=info["ceiling"] and "gate" not in broken,
                 reason=reason + (f" (it does not meet: {', '.join(broken)})" if broken else ""))
     return mask, info
 
 
-def _broken_tiers(problem: Problem, mask: np.ndarray, gate_on: bool, sources_on: bool) -> list[str]:
-    """The enforced tiers (``gate``, ``sources``) that ``mask`` does not satisfy."""
+def _broken_tiers(problem: Problem, mask: np.ndarray, gate_on: bool, sources_on: bool, ceiling: bool) -> list[str]:
+    """The enforced tiers (``gate``, its utilization ceiling included, and ``sources``) that
+    ``mask`` does not satisfy."""
     out = []
-    if gate_on and violations(problem, mask, enforce_gate=True, enforce_sources=False):
+    if (gate_on or ceiling) and violations(problem, mask, enforce_gate=gate_on, enforce_sources=False, ceiling=ceiling):
         out.append("gate")
     if sources_on and violations(problem, mask, enforce_gate=False, enforce_sources=True):
         out.append("sources")

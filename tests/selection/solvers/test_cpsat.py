@@ -30,7 +30,7 @@ def test_optimal_matches_brute_force(seed):
     mask = mask_of(twin, sel.ids)
     assert sel.objective == pytest.approx(float(naive_objective(twin, mask[None, :])[0]), abs=1e-9)
     gate_on, sources_on = "gate" not in relaxed, "sources" not in relaxed
-    assert naive_feasible(twin, mask[None, :], gate_on=gate_on, sources_on=sources_on)[0]
+    assert naive_feasible(twin, mask[None, :], gate_on=gate_on, sources_on=sources_on, ceiling=True)[0]
     if relaxed:
         assert sel.infeasible, "a relaxed selection must say why"
     # no baseline that satisfies the same constraints beats it
@@ -38,7 +38,7 @@ def test_optimal_matches_brute_force(seed):
         other = ctxselect.select(cands, reqs, method=method, weights=weights)
         other_mask = mask_of(twin, other.ids)
         assert other.objective == pytest.approx(float(naive_objective(twin, other_mask[None, :])[0]), abs=1e-9)
-        if naive_feasible(twin, other_mask[None, :], gate_on=gate_on, sources_on=sources_on)[0]:
+        if naive_feasible(twin, other_mask[None, :], gate_on=gate_on, sources_on=sources_on, ceiling=True)[0]:
             assert other.objective <= sel.objective + 1e-6, method
 
 
