@@ -170,6 +170,20 @@ class Problem:
             return min(self.packed.budget, math.floor(ceiling * self.packed.budget + TOLERANCE))
         return self.packed.budget
 
+    def source_need(self, best_effort: bool = False) -> np.ndarray:
+        """Chunks required per source code: the requirements' minimums; ``best_effort``, each capped
+        at what the source can give — its eligible chunks, one per near-duplicate cluster, and its
+        maximum (5 required of a source with 3 eligible: 3)."""
+        need = self.packed.source_min
+        if not best_effort or not need.any():
+            return need
+        cluster = np.arange(self.n)  # a chunk's near-duplicate cluster: one member each can be selected
+        for members in self.groups:
+            cluster[members] = members[0]
+        pairs = np.unique(np.stack([self.packed.source, cluster])[:, self.eligible], axis=1)
+        have = np.bincount(pairs[0], minlength=len(need))
+        return np.minimum(need, np.minimum(have, self.packed.source_max))
+
     def min_tokens(self, enforce_gate: bool) -> int:
         """Tokens a selection must use: ⌈τ_min·B⌉ with the gate enforced, else 0."""
         if not enforce_gate:

@@ -174,10 +174,25 @@ def naive_objective(p: RawProblem, X):
     return total
 
 
+def naive_source_floor(p: RawProblem) -> dict:
+    """Best-effort minimums: each required count capped at the source's eligible chunks, counting
+    one per near-duplicate group, and at its maximum."""
+    grouped = {k for g in p.groups for k in g}
+    floor = {}
+    for source, need in p.source_min.items():
+        members = [k for k in range(p.n) if p.sources[k] == source and p.eligible[k]]
+        have = len([k for k in members if k not in grouped])
+        have += sum(1 for g in p.groups if any(k in members for k in g))
+        floor[source] = min(need, have, p.source_max.get(source, need))
+    return floor
+
+
 def naive_feasible(p: RawProblem, X, *, gate_on, sources_on, ceiling=None):
     """Which rows of X meet the hard constraints, and the gate and source minimums when asked
-    (``ceiling``: the gate's utilization ceiling, which select() keeps whenever it enforces the
-    gate; default: with the gate)."""
+    (``sources_on="best_effort"``: the minimums of :func:`naive_source_floor`; ``ceiling``: the
+    gate's utilization ceiling, which select() keeps whenever it enforces the gate; default: with
+    the gate)."""
+    need = naive_source_floor(p) if sources_on == "best_effort" else p.source_min
     tokens = np.array(p.tokens, dtype=np.int64)
     ok = ~(X & ~np.array(p.eligible, dtype=bool)).any(axis=1)
     used = X.astype(np.int64) @ tokens
@@ -192,7 +207,7 @@ def naive_feasible(p: RawProblem, X, *, gate_on, sources_on, ceiling=None):
         if source in p.source_max:
             ok &= members <= p.source_max[source]
         if sources_on:
-            ok &= members >= p.source_min.get(source, 0)
+            ok &= members >= need.get(source, 0)
     if p.max_chunks is not None:
         ok &= count <= p.max_chunks
     if (gate_on if ceiling is None else ceiling) and p.gate["max_token_utilization"] is not None:
@@ -219,10 +234,12 @@ def naive_feasible(p: RawProblem, X, *, gate_on, sources_on, ceiling=None):
 
 def brute_force(p: RawProblem, *, enforce_gate=True):
     """(best objective, tiers relaxed, (X, feasible rows, objectives)) over every subset, relaxing
-    the gate, then the source minimums, as select() does."""
+    the gate, then the source minimums (to what each source can give, then whole), as select()
+    does."""
     X = all_subsets(p.n)
     objective = naive_objective(p, X)
-    tiers = [("gate", True, True), ("sources", False, True), ("none", False, False)]
+    tiers = [("gate", True, True), ("sources", False, True), ("best_effort", False, "best_effort"),
+             ("none", False, False)]
     if not enforce_gate:
         tiers = tiers[1:]
     relaxed = []
@@ -230,7 +247,8 @@ def brute_force(p: RawProblem, *, enforce_gate=True):
         ok = naive_feasible(p, X, gate_on=gate_on, sources_on=sources_on, ceiling=enforce_gate)
         if ok.any():
             return float(objective[ok].max()), relaxed, (X, ok, objective)
-        relaxed.append("gate" if name == "gate" else "sources")
+        if name != "best_effort":
+            relaxed.append("gate" if name == "gate" else "sources")
     raise AssertionError("the empty set is always feasible")
 
 

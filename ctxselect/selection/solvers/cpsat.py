@@ -136,9 +136,11 @@ def solve_optimal(
     core_extra: list[np.ndarray] = (),
     exact_up_to: int = 0,
     ceiling: bool | None = None,
+    best_effort_sources: bool = False,
 ) -> OptimalResult:
     """Build and solve the CP-SAT model of ``problem`` (see the module docstring); ``ceiling``: keep
-    to the gate's utilization ceiling (default: when ``enforce_gate``)."""
+    to the gate's utilization ceiling (default: when ``enforce_gate``); ``best_effort_sources``:
+    each source minimum capped at what the source can give (:meth:`Problem.source_need`)."""
     import time
 
     started = time.perf_counter()
@@ -186,10 +188,11 @@ def solve_optimal(
 
     # per-source caps and minimums, maximum chunk count
     src = packed.source[core]
+    needs = problem.source_need(best_effort_sources)
     for s in range(len(packed.source_names)):
         members = [k for k in x if src[k] == s]
         cap = int(min(packed.source_max[s], len(members)))
-        need = int(packed.source_min[s]) if enforce_sources else 0
+        need = int(needs[s]) if enforce_sources else 0
         if need > 0 or cap < len(members):  # need > cap makes the model impossible
             b.linear(members, [1] * len(members), need, cap)
     if reqs.max_chunks is not None and reqs.max_chunks < len(core):

@@ -19,12 +19,12 @@ __all__ = ["run_optimal"]
 
 
 def _best_hint(problem: Problem, candidates: list[np.ndarray], enforce_gate: bool,
-               enforce_sources: bool, ceiling: bool) -> np.ndarray:
+               enforce_sources: bool, ceiling: bool, best_effort: bool) -> np.ndarray:
     """The highest-scoring candidate selection that satisfies the model, else the highest."""
     scored = sorted(((score(problem, m), k) for k, m in enumerate(candidates)), reverse=True)
     for _, k in scored:
         if not violations(problem, candidates[k], enforce_gate=enforce_gate, enforce_sources=enforce_sources,
-                          ceiling=ceiling):
+                          ceiling=ceiling, best_effort_sources=best_effort):
             return candidates[k]
     return candidates[scored[0][1]]
 
@@ -42,8 +42,9 @@ REPORT_RESERVE = (0.002, 4e-6)
 
 def run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core_size: int,
                 exact_up_to: int, timings: dict, deadline: float | None = None) -> tuple[np.ndarray, dict]:
-    """CP-SAT on the tiers gate → sources → hard constraints only, dropping a tier only when it
-    is infeasible. Whatever comes back says what it breaks: a fallback baseline that misses the
+    """CP-SAT on the tiers gate → sources → sources at best effort → hard constraints only,
+    dropping a tier only when it is infeasible (at best effort, a source minimum the source cannot
+    give — 5 required, 3 eligible — takes what there is). Whatever comes back says what it breaks: a fallback baseline that misses the
     gate or a source minimum lists them in ``relaxed``, never silently. With ``enforce_gate``, the
     gate's utilization ceiling holds in every tier (dropping it never makes a tier feasible), so
     a relaxed gate gives up only the conditions that cannot be met.
@@ -55,13 +56,14 @@ def run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core
         REPORT_RESERVE[0] + REPORT_RESERVE[1] * problem.n)
     baseline_masks = [BASELINES[m](problem)[0] for m in (Method.GREEDY, Method.DENSITY)]
     timings["baselines"] = time.perf_counter() - t0
-    tiers = [("gate", enforce_gate, True), ("sources", False, True), ("none", False, False)]
-    if not enforce_gate:
-        tiers = tiers[1:]
+    best_effort_differs = bool((problem.source_need(True) < problem.packed.source_min).any())
+    tiers = [("gate", enforce_gate, True, False), ("sources", False, True, False),
+             ("best_effort", False, True, True), ("none", False, False, False)]
+    tiers = [t for t in tiers if (enforce_gate or t[0] != "gate") and (best_effort_differs or t[0] != "best_effort")]
     info: dict[str, Any] = {"relaxed": [], "infeasible": [], "ceiling": enforce_gate}
     tried = False  # CP-SAT already ran on a tier (and proved it infeasible)
-    for name, gate_on, sources_on in tiers:
-        hint = _best_hint(problem, baseline_masks, gate_on, sources_on, enforce_gate)
+    for name, gate_on, sources_on, best_effort in tiers:
+        hint = _best_hint(problem, baseline_masks, gate_on, sources_on, enforce_gate, best_effort)
         remaining = deadline - time.perf_counter()
         late = remaining <= 0 and not tried
         if late:  # the stages before the solver overran the limit: a short grace on the core, said
@@ -74,7 +76,8 @@ def run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core
         tried = True
         result = solve_optimal(problem, enforce_gate=gate_on, enforce_sources=sources_on, hint=hint,
                                time_limit=remaining, core_size=core_size, core_extra=baseline_masks,
-                               exact_up_to=0 if late else exact_up_to, ceiling=enforce_gate)
+                               exact_up_to=0 if late else exact_up_to, ceiling=enforce_gate,
+                               best_effort_sources=best_effort)
         for key, value in result.timings.items():
             timings[key] = timings.get(key, 0.0) + value
         if result.status in ("optimal", "feasible"):
@@ -89,12 +92,15 @@ def run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core
                 info["reason"] = f"time limit of {time_limit:g} s reached before optimality was proven"
             if late:
                 info["reason"] = f"{overrun}; in a grace of {remaining:.2g} s: {info['reason']}"
+            if best_effort:
+                info["infeasible"] += _best_effort_notes(problem)
             if not violations(problem, result.mask, enforce_gate=gate_on, enforce_sources=sources_on,
-                              ceiling=enforce_gate):
+                              ceiling=enforce_gate, best_effort_sources=best_effort):
                 return result.mask, info
             # the model holds in integers but not in exact arithmetic (rounded coefficients): a
             # baseline that satisfies the tier is returned instead, never a false "infeasible"
-            if not violations(problem, hint, enforce_gate=gate_on, enforce_sources=sources_on, ceiling=enforce_gate):
+            if not violations(problem, hint, enforce_gate=gate_on, enforce_sources=sources_on, ceiling=enforce_gate,
+                              best_effort_sources=best_effort):
                 info.update(status="feasible", bound=None,
                             reason="the solver's selection broke a condition in exact arithmetic "
                                    "(its coefficients are rounded); the best baseline that meets it is returned")
@@ -107,8 +113,18 @@ def run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core
         # infeasible: say why, then drop this tier
         if not info["infeasible"]:
             info["infeasible"] = diagnose(problem, enforce_gate=gate_on)
-        info["relaxed"].append("gate" if name == "gate" else "sources")
+        if name != "best_effort":  # "sources" is already listed
+            info["relaxed"].append("gate" if name == "gate" else "sources")
     raise AssertionError("the hard constraints alone are always satisfiable (the empty selection)")
+
+
+def _best_effort_notes(problem: Problem) -> list[str]:
+    """What the best-effort source tier kept of each minimum it lowered."""
+    packed = problem.packed
+    need, full = problem.source_need(True), packed.source_min
+    return [f"source `{name}`: at least {need[k]} of the {full[k]} required chunks are selected, all the source "
+            "can give (its eligible chunks, one per near-duplicate cluster, within its maximum)"
+            for k, name in enumerate(packed.source_names) if need[k] < full[k]]
 
 
 def _fallback(problem: Problem, mask: np.ndarray, gate_on: bool, sources_on: bool, info: dict,

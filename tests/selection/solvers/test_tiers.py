@@ -1,7 +1,8 @@
-"""The optimizer's run over the tiers: the time limit bounds every CP-SAT call, and a fallback says
-which tiers it breaks."""
+"""The optimizer's run over the tiers: the time limit bounds every CP-SAT call, a fallback says
+which tiers it breaks, and an unmeetable source minimum takes what the source can give."""
 
 import numpy as np
+import pytest
 
 import ctxselect
 
@@ -139,3 +140,31 @@ def test_a_tier_after_an_infeasible_one_still_gets_a_solve(monkeypatch):
     assert seen == [True, False]
     assert "spent before the solver could run" not in sel.status_reason
     assert sel.relaxed == ["gate"] and sel.status in ("optimal", "feasible"), (sel.status, sel.status_reason)
+
+
+def _starved_source(k_a=3):
+    words = "amber birch cedar dune ember fjord grove heath inlet juniper kelp larch".split()
+    cands = [{"id": f"a{k}", "source": "A", "relevance": 0.05, "tokens": 20, "text": f"alpha note on {words[k]}"}
+             for k in range(k_a)]
+    cands += [{"id": f"b{k}", "source": "B", "relevance": 0.9, "tokens": 20, "text": f"beta report on {w}"}
+              for k, w in enumerate(words)]
+    return cands, {"token_budget": 200, "required_sources": {"A": 5}}  # room for 9 chunks under the ceiling
+
+
+@pytest.mark.parametrize("enforce_gate", [True, False])
+def test_an_unmeetable_source_minimum_takes_what_there_is(enforce_gate):
+    cands, reqs = _starved_source()
+    sel = ctxselect.select(cands, reqs, enforce_gate=enforce_gate)
+    assert sorted(i for i in sel.ids if i.startswith("a")) == ["a0", "a1", "a2"]  # 3 of 5, not 0
+    assert len(sel.ids) == (9 if enforce_gate else 10) and "sources" in sel.relaxed  # the ceiling with the gate
+    assert any("at least 3 of the 5 required chunks" in line for line in sel.infeasible), sel.infeasible
+    assert any("only 3 eligible candidate(s) from source `A`, 5 required" in line for line in sel.infeasible)
+
+
+def test_a_near_duplicate_cluster_counts_once_toward_what_a_source_can_give():
+    cands, reqs = _starved_source(k_a=0)
+    text = "alpha note about the refund window for annual plans and who approves it"
+    cands += [{"id": f"a{k}", "source": "A", "relevance": 0.05, "tokens": 20, "text": text} for k in range(3)]
+    sel = ctxselect.select(cands, reqs)
+    assert len([i for i in sel.ids if i.startswith("a")]) == 1  # three copies give one chunk
+    assert any("at least 1 of the 5 required chunks" in line for line in sel.infeasible), sel.infeasible
