@@ -52,8 +52,9 @@ def planted_candidates() -> list[dict]:
     ]
 
 
+# free-text claims counted in κ, so claim reasons reach the conflict list and the gate's message
 REQUIREMENTS = {"token_budget": 200, "allowed_scopes": ["public"], "conflict_fields": {"count": 0.5},
-                "now": "2025-01-02T00:00:00Z", "gate": {"max_contradiction_density": 0.0}}
+                "now": "2025-01-02T00:00:00Z", "gate": {"max_contradiction_density": 0.0}, "contradictions": "all"}
 QUERY = "how many people did the storm outage affect"
 
 
@@ -80,6 +81,16 @@ def test_inadmissible_chunks_do_conflict_so_the_scan_is_meaningful():
     quoted = {(p.a, p.b): p.reasons for p in conflict_pairs(public)}
     assert "field count: '3559' vs 'FIELDSECRET-42'" in quoted[("a1", "p1")]
     assert "claim: '3,559 people' vs '7,777,777 people'" in quoted[("a1", "p1")]
+
+
+def test_claim_conflicts_listed_beside_kappa_echo_nothing_inadmissible():
+    """With article 000's κ (contradictions="fields", the default) claim conflicts are listed in
+    ``claim_conflicts``: the same reasons, withheld the same way."""
+    report = ctxselect.inspect(planted_candidates(), dict(REQUIREMENTS, contradictions="fields"))
+    assert report.claim_conflict_count >= 1  # precondition: the list is not empty
+    reasons = [r for p in report.claim_conflicts for r in p.reasons]
+    assert any(r.startswith("claim: a stated figure differs") for r in reasons), reasons
+    assert_no_secret(json.dumps(report.to_dict()), "inspect().to_dict() with contradictions='fields'")
 
 
 def test_inspect_echoes_nothing_inadmissible():

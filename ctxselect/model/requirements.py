@@ -123,6 +123,15 @@ def _source_decay(value: Any, name: str) -> dict[str, float]:
     return {k: checks.number(v, f"{name}.{k}", low=0.0) for k, v in value.items()}
 
 
+def _source_precedence(value: Any, name: str) -> dict[str, float]:
+    """Sources' trust: an ordered list (the first most trusted) or source -> trust weight (≥ 0)."""
+    if isinstance(value, Mapping):
+        checks.mapping(value, name, "a list of sources, most trusted first, or an object source -> trust weight")
+        return {k: checks.number(v, f"{name}.{k}", low=0.0, high=checks.MAX_WEIGHT) for k, v in value.items()}
+    sources = list(dict.fromkeys(checks.string_list(value, name)))
+    return {s: float(len(sources) - k) for k, s in enumerate(sources)}
+
+
 def _choice(*options: str) -> Callable[[Any, str], str]:
     def validate(value: Any, name: str) -> str:
         if value not in options:
@@ -168,6 +177,13 @@ REQUIREMENT_PARAMETERS: dict[str, tuple[Callable[[Any, str], Any], Any, str]] = 
     "source_decay": (_source_decay, {}, "per-source decay per day, overriding decay_lambda"),
     "missing_timestamp": (_choice("fresh", "stale"), "fresh",
                           "freshness of a chunk without timestamp: fresh = 1, stale = 0"),
+    "contradictions": (_choice("fields", "all"), "fields",
+                       "what the gate's contradiction density counts: fields (conflict fields and versions, "
+                       "article 000's definition) or all (free-text claims and near-duplicates whose numbers "
+                       "differ too); the other kinds are reported beside it"),
+    "source_precedence": (_source_precedence, {},
+                          "which source wins a conflict evidence cannot decide: a list, most trusted first, "
+                          "or source -> trust weight"),
     "gate": (None, None, "gate thresholds (object); the flat keys min_coverage ... are accepted too"),
     "weights": (_weights, {}, "objective weights, used by select()"),
 }
@@ -198,6 +214,8 @@ class Requirements:
     half_life_days: float | None = None
     source_decay: Mapping[str, float] = field(default_factory=dict)
     missing_timestamp: str = "fresh"
+    contradictions: str = "fields"
+    source_precedence: Mapping[str, float] = field(default_factory=dict)
     gate: GateThresholds = field(default_factory=GateThresholds)
     weights: Mapping[str, float] = field(default_factory=dict)
 

@@ -40,6 +40,13 @@ class QualityReport:
     tokens_used : int
     conflicting_pair_count : int
         Every conflicting pair, listed or not (the contradiction metrics count the same pairs).
+    claim_conflicts : list of ConflictPair
+        Pairs that conflict on free-text claims (the first listed), beside the contradiction density
+        (which, with the requirements' default ``contradictions="fields"``, counts conflict fields
+        and versions only, as article 000 defines it); empty with ``contradictions="all"``, where
+        the density counts them.
+    claim_conflict_count : int
+        How many such pairs, listed or not.
     """
 
     metrics: dict[str, float]
@@ -52,19 +59,22 @@ class QualityReport:
     ids: list[str] = field(default_factory=list)
     tokens_used: int = 0
     conflicting_pair_count: int = 0
+    claim_conflicts: list = field(default_factory=list)
+    claim_conflict_count: int = 0
 
     @property
     def diagnostics(self) -> dict[str, Any]:
         return {
             "starved_sources": self.starved_sources,
             "conflicting_pairs": [p.to_dict() for p in self.conflicting_pairs],
+            "claim_conflicts": [p.to_dict() for p in self.claim_conflicts],
             "stale_ids": self.stale_ids,
             "inadmissible_ids": self.inadmissible_ids,
         }
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict: metrics, passed, failures, diagnostics, ids, tokens_used,
-        conflicting_pair_count."""
+        conflicting_pair_count, claim_conflict_count."""
         return {
             "metrics": dict(self.metrics),
             "passed": self.passed,
@@ -73,6 +83,7 @@ class QualityReport:
             "ids": list(self.ids),
             "tokens_used": self.tokens_used,
             "conflicting_pair_count": self.conflicting_pair_count,
+            "claim_conflict_count": self.claim_conflict_count,
         }
 
 
@@ -93,6 +104,8 @@ def report_for(packed: PackedCandidates, mask: np.ndarray, order: Iterable[int] 
         ids=[packed.ids[i] for i in positions],
         tokens_used=quality.tokens_used,
         conflicting_pair_count=quality.conflicting_pair_count,
+        claim_conflicts=quality.claim_conflicts,
+        claim_conflict_count=quality.claim_conflict_count,
     )
 
 

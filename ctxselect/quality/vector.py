@@ -16,7 +16,7 @@ For a selected set C of n chunks under budget B:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -48,7 +48,10 @@ class QualityVector:
     """Metrics and diagnostics of one context.
 
     ``conflicting_pairs`` lists the first :data:`ctxselect.features.contradictions.MAX_LISTED_PAIRS`
-    conflicting pairs; ``conflicting_pair_count`` counts them all."""
+    conflicting pairs counted by the contradiction density; ``conflicting_pair_count`` counts them
+    all. ``claim_conflicts`` / ``claim_conflict_count``: the pairs that conflict on free-text claims
+    (the first listed / all), reported beside the density when the requirements' ``contradictions``
+    is ``"fields"`` (article 000's κ), counted in it (and empty here) when it is ``"all"``."""
 
     metrics: dict[str, float]
     starved_sources: list[dict]
@@ -58,6 +61,8 @@ class QualityVector:
     tokens_used: int
     uncovered_aspects: list[str]
     conflicting_pair_count: int = 0
+    claim_conflicts: list[ConflictPair] = field(default_factory=list)
+    claim_conflict_count: int = 0
 
 
 def quality_vector(packed: PackedCandidates, mask: np.ndarray, freshness: np.ndarray | None = None) -> QualityVector:
@@ -87,7 +92,9 @@ def quality_vector(packed: PackedCandidates, mask: np.ndarray, freshness: np.nda
     ]
     starvation = len(starved) / n_sources_required if n_sources_required else 0.0
 
-    conflicts = conflict_summary(packed, mask)
+    every = conflict_summary(packed, mask)  # fields, versions and free-text claims
+    conflicts = every if reqs.contradictions == "all" else conflict_summary(packed, mask, claims=False)
+    claimed = [p for p in every.pairs if any(r.startswith("claim:") for r in p.reasons)] if every is not conflicts else []
     all_pairs = n * (n - 1) / 2
     density = conflicts.count / all_pairs if all_pairs else 0.0
     density_weighted = conflicts.severity_sum / all_pairs if all_pairs else 0.0
@@ -122,6 +129,8 @@ def quality_vector(packed: PackedCandidates, mask: np.ndarray, freshness: np.nda
         starved_sources=starved,
         conflicting_pairs=conflicts.pairs,
         conflicting_pair_count=conflicts.count,
+        claim_conflicts=claimed,
+        claim_conflict_count=every.claim_count if every is not conflicts else 0,
         stale_ids=list(ids[mask][~valid]),
         inadmissible_ids=list(ids[mask][~admissible]),
         tokens_used=tokens_used,

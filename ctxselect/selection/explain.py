@@ -91,8 +91,8 @@ def exclusion_reasons(problem: Problem, mask: np.ndarray, *, enforce_gate: bool,
     notes = notes or {}
     out: dict[str, str] = {}
 
-    con = problem.conflicts
-    forbid_all = enforce_gate and reqs.gate.max_contradiction_density <= 0  # the gate forbids every conflict
+    con = problem.gate_conflicts()
+    forbid_all = enforce_gate and reqs.gate.max_contradiction_density <= 0  # the gate forbids what κ counts
     fields = range(len(packed.field_names)) if forbid_all else problem.hard_fields
     partner_of = _disagreeing_selected(packed, mask, fields)
     extra = (con.i, con.j) if forbid_all else None

@@ -170,6 +170,18 @@ class Problem:
             return min(self.packed.budget, math.floor(ceiling * self.packed.budget + TOLERANCE))
         return self.packed.budget
 
+    def gate_conflicts(self) -> ContradictionPairs:
+        """The listed conflicts the gate's contradiction density counts: version conflicts and soft
+        field conflicts with the requirements' ``contradictions="fields"`` (article 000's κ; hard
+        fields are per-value codes), every kind with ``"all"`` (free-text claims and near-duplicate
+        drift too)."""
+        con = self.conflicts
+        if self.packed.requirements.contradictions == "all":
+            return con
+        keep = (con.kind & (ConflictKind.FIELD | ConflictKind.VERSION)) > 0
+        return ContradictionPairs(i=con.i[keep], j=con.j[keep], weight=con.weight[keep], kind=con.kind[keep],
+                                  superseded=con.superseded[keep])
+
     def source_need(self, best_effort: bool = False) -> np.ndarray:
         """Chunks required per source code: the requirements' minimums; ``best_effort``, each capped
         at what the source can give — its eligible chunks, one per near-duplicate cluster, and its

@@ -134,5 +134,5 @@ def test_metrics_have_exactly_the_documented_keys():
         "source_starvation", "contradiction_density", "contradiction_density_weighted",
         "freshness", "stale_risk", "policy_admissibility"}
     as_dict = report.to_dict()
-    assert set(as_dict["diagnostics"]) == {"starved_sources", "conflicting_pairs", "stale_ids",
+    assert set(as_dict["diagnostics"]) == {"starved_sources", "conflicting_pairs", "claim_conflicts", "stale_ids",
                                            "inadmissible_ids"}

@@ -58,9 +58,17 @@ def test_even_split_is_unresolved():
 
 
 def test_inspect_lists_free_text_conflicts():
-    report = ctxselect.inspect([chunk("a", "3,559", 0.8, "d1"), chunk("b", "10,000", 0.8, "d2")],
-                               {"token_budget": 200})
-    assert report.metrics["contradiction_density"] == 1.0
+    chunks = [chunk("a", "3,559", 0.8, "d1"), chunk("b", "10,000", 0.8, "d2")]
+    # article 000's κ (the default): conflict fields and versions; the claim conflict is listed beside it
+    report = ctxselect.inspect(chunks, {"token_budget": 200})
+    assert report.metrics["contradiction_density"] == 0.0 and report.conflicting_pair_count == 0
+    assert report.claim_conflict_count == 1
+    assert report.claim_conflicts[0].reasons == ("claim: '3,559 people' vs '10,000 people'",)
+    assert report.to_dict()["claim_conflict_count"] == 1
+    assert "max_contradiction_density" not in [f.condition for f in report.failures]
+    # counted in κ when the requirements ask
+    report = ctxselect.inspect(chunks, {"token_budget": 200, "contradictions": "all"})
+    assert report.metrics["contradiction_density"] == 1.0 and report.claim_conflicts == []
     assert report.conflicting_pairs[0].reasons == ("claim: '3,559 people' vs '10,000 people'",)
     assert [(f.condition, f.message) for f in report.failures] == [
         ("max_contradiction_density", "contradiction density 1.000 is above 0.000: 1 conflicting pair(s): "

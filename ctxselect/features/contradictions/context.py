@@ -82,11 +82,14 @@ class ConflictSummary:
     pairs : list of ConflictPair
         The first ``limit`` conflicting pairs in position order (all of them when ``count`` is
         not above the limit).
+    claim_count : int
+        Pairs with a free-text claim conflict among their reasons (0 without ``claims``).
     """
 
     count: int
     severity_sum: float
     pairs: list[ConflictPair]
+    claim_count: int = 0
 
     @property
     def complete(self) -> bool:
@@ -343,7 +346,7 @@ def conflict_summary(packed: PackedCandidates, mask: np.ndarray | None = None, *
             listed.append(ConflictPair(packed.ids[i], packed.ids[j], severity, tuple(w for w, _ in why)))
             listed_sum += severity
     if limit is None or len(listed) <= limit:  # every pair is listed: sum in pair order, as before
-        return ConflictSummary(len(listed), listed_sum, listed)
+        return ConflictSummary(len(listed), listed_sum, listed, len(claim_pairs))
 
     levels, counts = _level_counts(reasons, m)
     count = int(counts.sum())
@@ -354,7 +357,7 @@ def conflict_summary(packed: PackedCandidates, mask: np.ndarray | None = None, *
         count += int((structural < 0).sum())
         severity_sum += float(np.where(structural < 0, claim_severity,
                                        np.maximum(claim_severity - structural, 0.0)).sum())
-    return ConflictSummary(count, severity_sum, listed[:limit])
+    return ConflictSummary(count, severity_sum, listed[:limit], len(claim_pairs))
 
 
 def conflict_pairs(packed: PackedCandidates, mask: np.ndarray | None = None, *, claims: bool = True,
