@@ -19,17 +19,20 @@ number of texts (docs/conflicts.md, "Bounds").
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import date
 from functools import lru_cache
 
 from rapidfuzz import fuzz
 
+from ctxselect.errors import InputError
 from ctxselect.model.tokens import LETTERS, WORD_CHARACTERS
 from ctxselect.text.claim_keys import CONTEXT_WINDOW, CONTEXT_WORDS, texts_to_read
+from ctxselect.text.claim_scope import ClaimScope, claim_scope, claim_titles, is_label_before
 from ctxselect.text.words import STOPWORDS, number_value
 
-__all__ = ["Claim", "extract_claims", "compare_claims", "find_claim_conflicts", "MAX_CLAIM_CHARS",
+__all__ = ["Claim", "ClaimScope", "extract_claims", "scoped_claims", "compare_claims", "find_claim_conflicts",
+           "claim_titles", "MAX_CLAIM_CHARS",
            "MAX_CLAIMS_PER_TEXT", "MAX_BUCKET_TEXTS", "MAX_BUCKET_CLAIMS"]
 
 #: Claims are read from this many leading characters of a text (about 8,000 words).
@@ -87,6 +90,12 @@ class Claim:
         The first word after the value ("people"), or the date's role word before it; "" if none.
     kind : str
         "number" or "date".
+    start, end : int
+        Where the value stands in the text read (-1 when not known); not compared.
+    scope : ClaimScope or None
+        What the claim is about (:mod:`ctxselect.text.claim_scope`): set on the claims
+        :func:`find_claim_conflicts` and :func:`scoped_claims` return, ``None`` on
+        :func:`extract_claims`'s (reading it costs a few microseconds a claim); not compared.
     """
 
     value: float | str
@@ -94,6 +103,9 @@ class Claim:
     before: str
     unit: str
     kind: str
+    start: int = field(default=-1, compare=False, repr=False)
+    end: int = field(default=-1, compare=False, repr=False)
+    scope: ClaimScope | None = field(default=None, compare=False, repr=False)
 
 
 def _content_words(text: str) -> list[str]:
@@ -111,12 +123,34 @@ def _date(groups, order) -> str | None:
 
 def extract_claims(text: str) -> list[Claim]:
     """The numbers and dates stated in ``text`` with their context (years on their own are not
-    claims: they name when, not what).
+    claims: they name when, not what; nor are labels, "part 2", "No. 5", "topic 0": they name
+    what a claim is about).
 
     Only the first :data:`MAX_CLAIM_CHARS` characters are read, and at most
     :data:`MAX_CLAIMS_PER_TEXT` claims are returned (the earliest in the text; dates first, then
-    numbers, each in text order)."""
+    numbers, each in text order). The claims carry no scope (:func:`scoped_claims` reads it)."""
     return list(_claims_of(text[:MAX_CLAIM_CHARS + 120]))
+
+
+def scoped_claims(text: str, title=None) -> list[Claim]:
+    """:func:`extract_claims` with each claim's scope: what it is stated of and its qualifiers.
+
+    Parameters
+    ----------
+    text : str
+    title : str, sequence of str, or None
+        The chunk's title, or (title, section); claims of chunks with different titles are about
+        different things.
+
+    Returns
+    -------
+    list of Claim
+    """
+    return [replace(c, scope=claim_scope(text, c, title)) for c in extract_claims(text)]
+
+
+def _same_scope(a: Claim, b: Claim) -> bool:
+    return a.scope is None or b.scope is None or a.scope.matches(b.scope)
 
 
 @lru_cache(maxsize=8192)
@@ -137,7 +171,8 @@ def _claims_of(text: str) -> tuple[Claim, ...]:
                 continue
             taken[m.start():m.end()] = b"\x01" * (m.end() - m.start())
             before = _content_words(text[max(0, m.start() - CONTEXT_WINDOW):m.start()])[-CONTEXT_WORDS:]
-            found.append((m.start(), Claim(iso, m.group(0), " ".join(before), before[-1] if before else "", "date")))
+            found.append((m.start(), Claim(iso, m.group(0), " ".join(before), before[-1] if before else "", "date",
+                                           m.start(), m.end())))
     numbers = 0
     for m in _NUMBER.finditer(text):
         if m.start() >= MAX_CLAIM_CHARS or numbers >= MAX_CLAIMS_PER_TEXT:
@@ -148,13 +183,15 @@ def _claims_of(text: str) -> tuple[Claim, ...]:
         value = number_value(digits)
         if not percent and not scale and "," not in digits and "." not in digits and 1500 <= value <= 2099:
             continue  # a bare year
+        if not percent and not scale and "," not in digits and is_label_before(text, m.start()):
+            continue  # a label ("part 2", "No. 5", "topic 0"): it names what a claim is about
         if scale:
             value *= _SCALE[scale.lower()]
         after = _content_words(text[m.end():m.end() + 40])
         unit = "%" if percent else (after[0] if after else "")
         before = _content_words(text[max(0, m.start() - CONTEXT_WINDOW):m.start()])[-CONTEXT_WORDS:]
         raw = m.group(0) + (f" {after[0]}" if after and not percent else "")
-        found.append((m.start(), Claim(value, raw.strip(), " ".join(before), unit, "number")))
+        found.append((m.start(), Claim(value, raw.strip(), " ".join(before), unit, "number", m.start(), m.end())))
         numbers += 1
     if len(found) > MAX_CLAIMS_PER_TEXT:
         keep = set(sorted(range(len(found)), key=lambda k: found[k][0])[:MAX_CLAIMS_PER_TEXT])
@@ -167,9 +204,10 @@ def compare_claims(a: list[Claim], b: list[Claim], *, context_ratio: float = 90.
     """Aligned claim pairs of two texts: (disagreements, agreements).
 
     Claims align when they are of the same kind with the same unit, each has at least
-    ``min_context_words`` preceding content words, and rapidfuzz's ``ratio`` of those words reaches
-    ``context_ratio``. A claim disagrees only if no aligned claim of the other text states the same
-    value (a text may restate a value elsewhere). The defaults were set on real data: with two
+    ``min_context_words`` preceding content words, rapidfuzz's ``ratio`` of those words reaches
+    ``context_ratio``, and their scopes match when both carry one (:func:`scoped_claims`). A claim
+    disagrees only if no aligned claim of the other text states the same value (a text may restate
+    a value elsewhere). The defaults were set on real data: with two
     context words and ``token_set_ratio`` ≥ 80, the detector flagged 520 pairs in TimeQA's
     candidates, mostly the same template about different seasons or awards; with these, 50.
     """
@@ -179,7 +217,7 @@ def compare_claims(a: list[Claim], b: list[Claim], *, context_ratio: float = 90.
             continue
         aligned = [cb for cb in b if cb.kind == ca.kind and cb.unit == ca.unit
                    and len(cb.before.split()) >= min_context_words
-                   and fuzz.ratio(ca.before, cb.before) >= context_ratio]
+                   and fuzz.ratio(ca.before, cb.before) >= context_ratio and _same_scope(ca, cb)]
         if not aligned:
             continue
         same = [cb for cb in aligned if cb.value == ca.value]
@@ -190,13 +228,15 @@ def compare_claims(a: list[Claim], b: list[Claim], *, context_ratio: float = 90.
     return disagree, agree
 
 
-def _aligned_claims(claims: list[list[Claim]], context_ratio: float, min_context_words: int):
+def _aligned_claims(claims: list[list[Claim]], context_ratio: float, min_context_words: int, scoped=None):
     """(text i, text j) -> list of aligned (claim of i, claim of j), i < j.
 
     A hash join on (kind, unit, two nearest context words) — aligned claims, whose contexts match
     at ``ratio`` ≥ 90, share that key — so only claims about the same thing are ever compared.
     Keys shared by more than :data:`MAX_BUCKET_TEXTS` texts or holding more than
-    :data:`MAX_BUCKET_CLAIMS` claims are boilerplate and skipped."""
+    :data:`MAX_BUCKET_CLAIMS` claims are boilerplate and skipped. ``scoped(t, claim)``, if given,
+    is the claim with its scope: a joined pair whose scopes differ is not aligned (the scope test
+    comes after the join, so the join keys, and the prefilter's superset of them, are unchanged)."""
     buckets: dict[tuple, list[tuple[int, Claim]]] = {}
     for t, items in enumerate(claims):
         for c in items:
@@ -214,30 +254,70 @@ def _aligned_claims(claims: list[list[Claim]], context_ratio: float, min_context
                 tb, cb = members[b]
                 if ta == tb or fuzz.ratio(ca.before, cb.before) < context_ratio:
                     continue
-                key, pair = ((ta, tb), (ca, cb)) if ta < tb else ((tb, ta), (cb, ca))
+                if scoped is not None:  # the scope test, on the few joined pairs
+                    sa, sb = scoped(ta, ca), scoped(tb, cb)
+                    if not sa.scope.matches(sb.scope):
+                        continue
+                else:
+                    sa, sb = ca, cb
+                key, pair = ((ta, tb), (sa, sb)) if ta < tb else ((tb, ta), (sb, sa))
                 aligned.setdefault(key, []).append(pair)
     return aligned
 
 
-def find_claim_conflicts(texts, *, context_ratio: float = 90.0, min_context_words: int = 4, buffer=None):
+def scope_reader(texts, titles=None):
+    """``(t, claim) -> claim`` with its scope (:func:`claim_scope` of ``texts[t]`` and
+    ``titles[t]``), each read once: the ``scoped`` argument of the join."""
+    cache: dict[tuple[int, int], Claim] = {}
+
+    def scoped(t: int, claim: Claim) -> Claim:
+        key = (t, id(claim))
+        if key not in cache:
+            title = titles[t] if titles is not None else None
+            cache[key] = replace(claim, scope=claim_scope(texts[t], claim, title))
+        return cache[key]
+    return scoped
+
+
+def find_claim_conflicts(texts, *, context_ratio: float = 90.0, min_context_words: int = 4, buffer=None,
+                         titles=None):
     """Disagreeing and agreeing claims among ``texts`` (the rules of :func:`compare_claims`).
 
     Claims are aligned through a hash join on their kind, unit and two nearest context words, so
     only claims about the same thing are compared — never all pairs of texts. A compiled prefilter
     (:mod:`ctxselect.text.claim_keys`) first drops the texts none of whose possible join keys
-    another text has: only the others are read in Python. ``buffer`` is the texts'
-    :func:`~ctxselect.packing.text_buffer` (``PackedCandidates.text_buffer``), if already built.
+    another text has: only the others are read in Python. Joined claims then align only when their
+    scopes match (:mod:`ctxselect.text.claim_scope`): the same document when both texts have a
+    title, and no subject, time, label or period that differs — "27 goals in 2018" and "31 goals in
+    2019", or two pricing pages' "5 users" and "20 users" of the Basic and the Pro plan, do not
+    conflict. Scopes are read only for the joined claims.
+
+    Parameters
+    ----------
+    texts : sequence of str
+    context_ratio, min_context_words : float
+        The alignment of :func:`compare_claims`.
+    buffer : tuple, optional
+        The texts' :func:`~ctxselect.packing.text_buffer` (``PackedCandidates.text_buffer``), if
+        already built.
+    titles : sequence, optional
+        Per text, its chunk's title, or (title, section) — :func:`claim_titles` of the candidates
+        gives them; indexed only for texts whose claims join another's.
 
     Returns
     -------
     conflicts, agreements : dict (i, j) -> list of (Claim of i, Claim of j)
+        The claims carry their scopes.
     """
     conflicts: dict[tuple[int, int], list[tuple[Claim, Claim]]] = {}
     agreements: dict[tuple[int, int], list[tuple[Claim, Claim]]] = {}
     texts = texts if isinstance(texts, list) else list(texts)
+    if titles is not None and len(titles) != len(texts):
+        raise InputError(field="titles", expected=f"one per text ({len(texts)})", found=f"{len(titles)} titles")
     read = texts_to_read(texts, buffer, min_context_words, MAX_CLAIM_CHARS, extract_claims) if texts else None
     claims = [extract_claims(t) if t and (read is None or read[k]) else [] for k, t in enumerate(texts)]
-    for key, pairs in sorted(_aligned_claims(claims, context_ratio, min_context_words).items()):
+    scoped = scope_reader(texts, titles)
+    for key, pairs in sorted(_aligned_claims(claims, context_ratio, min_context_words, scoped).items()):
         by_claim: dict[int, list[Claim]] = {}
         firsts: dict[int, Claim] = {}
         for ca, cb in pairs:

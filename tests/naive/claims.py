@@ -1,7 +1,7 @@
 """Plain-Python twins of the claim prefilter: the join without it, and the kernel's keys.
 
-``naive_find_claim_conflicts`` is ``find_claim_conflicts`` as it was before the prefilter: every
-text's claims are read. ``naive_claim_keys`` computes the entries ctxselect/kernels/claims.py
+``naive_find_claim_conflicts`` is ``find_claim_conflicts`` without the prefilter: every text's
+claims are read (then joined and scope-tested as ``find_claim_conflicts`` does). ``naive_claim_keys`` computes the entries ctxselect/kernels/claims.py
 computes, by another route: for each possible claim start it re-reads the words of the text
 before it with the regular expression of text/claims.py (so a word cut by the start is cut here
 too), and the words after a number with regular expressions.
@@ -13,7 +13,7 @@ from rapidfuzz import fuzz
 
 from ctxselect.kernels.claims import UNIT_ANY, UNIT_DATE, UNIT_NONE, UNIT_PERCENT
 from ctxselect.text.claim_keys import exotic_code_points, key_of, unit_key, word_hash
-from ctxselect.text.claims import _aligned_claims, extract_claims
+from ctxselect.text.claims import _aligned_claims, extract_claims, scope_reader
 from ctxselect.text.words import STOPWORDS
 
 _WORD = re.compile(r"[A-Za-z\u00C0-\uFFFF][A-Za-z0-9\u00C0-\uFFFF'\-]*")
@@ -25,11 +25,13 @@ ANY, DATE, PERCENT, NONE = int(UNIT_ANY), int(UNIT_DATE), int(UNIT_PERCENT), int
 _ASCII_WORD = set("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 
 
-def naive_find_claim_conflicts(texts, *, context_ratio=90.0, min_context_words=4):
+def naive_find_claim_conflicts(texts, *, context_ratio=90.0, min_context_words=4, titles=None):
     """find_claim_conflicts without the prefilter (the implementation before it)."""
     conflicts, agreements = {}, {}
+    texts = list(texts)
     claims = [extract_claims(t) if t else [] for t in texts]
-    for key, pairs in sorted(_aligned_claims(claims, context_ratio, min_context_words).items()):
+    scoped = scope_reader(texts, titles)
+    for key, pairs in sorted(_aligned_claims(claims, context_ratio, min_context_words, scoped).items()):
         by_claim, firsts = {}, {}
         for ca, cb in pairs:
             by_claim.setdefault(id(ca), []).append(cb)

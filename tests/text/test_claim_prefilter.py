@@ -79,11 +79,19 @@ def test_kernel_entries_cover_the_boundaries():
 
 
 @settings(max_examples=500, deadline=None)
-@given(fact_text_sets(), st.sampled_from([4, 4, 4, 3, 5, 2]), st.sampled_from([MAX_CLAIM_CHARS, MAX_CLAIM_CHARS, 120, 40]))
-def test_conflicts_with_the_prefilter_are_the_ones_without(texts, words, limit):
+@given(fact_text_sets(), st.sampled_from([4, 4, 4, 3, 5, 2]), st.sampled_from([MAX_CLAIM_CHARS, MAX_CLAIM_CHARS, 120, 40]),
+       st.data())
+def test_conflicts_with_the_prefilter_are_the_ones_without(texts, words, limit, data):
+    titles = data.draw(st.none() | st.lists(st.sampled_from(["A", "B", None, ("A", "x"), ("A", "y")]),
+                                            min_size=len(texts), max_size=len(texts)))
     with claim_chars(limit):
-        found = find_claim_conflicts(texts, min_context_words=words)
-        want = naive_find_claim_conflicts(texts, min_context_words=words)
+        found = find_claim_conflicts(texts, min_context_words=words, titles=titles)
+        want = naive_find_claim_conflicts(texts, min_context_words=words, titles=titles)
+        claims = [claims_module.extract_claims(t) for t in texts]
+        joined = [sum(map(len, claims_module._aligned_claims(claims, 90.0, words, scoped).values()))
+                  for scoped in (None, claims_module.scope_reader(texts, titles))]
+    if joined[0]:  # the scope test is exercised: it drops some joined pairs
+        event("scope test dropped a pair" if joined[1] < joined[0] else "scope test kept every pair")
     event("joined" if want[0] or want[1] else "nothing joined")
     assert same(found, want)
 

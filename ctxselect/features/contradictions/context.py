@@ -27,7 +27,7 @@ import numpy as np
 
 from ctxselect.features.contradictions.reasons import claim_reason, pair_conflicts
 from ctxselect.packing import NO_CODE, PackedCandidates
-from ctxselect.text.claims import find_claim_conflicts
+from ctxselect.text.claims import claim_titles, find_claim_conflicts
 
 __all__ = ["ConflictPair", "ConflictSummary", "conflict_pairs", "conflict_summary", "MAX_LISTED_PAIRS",
            "PATTERN_LIMIT", "BLOCK_ROWS"]
@@ -317,7 +317,8 @@ def conflict_summary(packed: PackedCandidates, mask: np.ndarray | None = None, *
     reasons = _structural_reasons(packed, index)
     claim_pairs: dict[tuple[int, int], list] = {}
     if claims:
-        disagreements, _ = find_claim_conflicts([packed.candidates[k].text for k in index.tolist()])
+        chunks = [packed.candidates[k] for k in index.tolist()]
+        disagreements, _ = find_claim_conflicts([c.text for c in chunks], titles=claim_titles(chunks))
         claim_pairs = dict(disagreements)
     claim_partners: dict[int, list[int]] = {}
     for a, b in sorted(claim_pairs):

@@ -18,7 +18,7 @@ import numpy as np
 from ctxselect.features.pairs import ConflictKind, ContradictionPairs
 from ctxselect.kernels.pairs import _differing_code_pairs
 from ctxselect.packing import PackedCandidates
-from ctxselect.text.claims import find_claim_conflicts
+from ctxselect.text.claims import claim_titles, find_claim_conflicts
 from ctxselect.text.words import numbers_in
 
 __all__ = ["detect_contradictions", "merge_contradictions", "version_rank", "version_superseded", "drift_pairs", "claim_pairs",
@@ -146,11 +146,12 @@ def merge_contradictions(n, parts: list) -> ContradictionPairs:
 CLAIM_ALL_TEXTS_LIMIT = 5000
 
 
-def claim_pairs(texts: list[str], red_i: np.ndarray, red_j: np.ndarray, buffer=None):
+def claim_pairs(texts: list[str], red_i: np.ndarray, red_j: np.ndarray, buffer=None, titles=None):
     """Claim conflicts and agreements among ``texts`` (above :data:`CLAIM_ALL_TEXTS_LIMIT`, among
-    the chunks of the redundancy pairs); ``buffer``: the texts' ``PackedCandidates.text_buffer``."""
+    the chunks of the redundancy pairs); ``buffer``: the texts' ``PackedCandidates.text_buffer``;
+    ``titles``: their chunks' titles (:func:`~ctxselect.text.claims.claim_titles`), if any."""
     if len(texts) <= CLAIM_ALL_TEXTS_LIMIT:
-        return find_claim_conflicts(texts, buffer=buffer)
+        return find_claim_conflicts(texts, buffer=buffer, titles=titles)
     members = np.unique(np.concatenate([red_i, red_j])).tolist()
     if buffer is not None:  # the members' rows of the buffer
         buf, offsets = buffer
@@ -158,7 +159,8 @@ def claim_pairs(texts: list[str], red_i: np.ndarray, red_j: np.ndarray, buffer=N
         sub = np.zeros(len(members) + 1, dtype=np.int64)
         np.cumsum([len(p) for p in parts], out=sub[1:])
         buffer = (np.concatenate(parts) if parts else buf[:0], sub)
-    conflicts, agreements = find_claim_conflicts([texts[k] for k in members], buffer=buffer)
+    conflicts, agreements = find_claim_conflicts([texts[k] for k in members], buffer=buffer,
+                                                 titles=None if titles is None else [titles[k] for k in members])
     remap = lambda found: {(members[a], members[b]): v for (a, b), v in found.items()}  # noqa: E731
     return remap(conflicts), remap(agreements)
 
@@ -198,7 +200,8 @@ def detect_contradictions(packed: PackedCandidates, texts: list[str], near_i: np
         del di, dj
     claim_conflicts, claim_agreements = {}, {}
     if claims and any(t.strip() for t in texts):
-        claim_conflicts, claim_agreements = claim_pairs(texts, ri, rj, buffer=packed.text_buffer)
+        claim_conflicts, claim_agreements = claim_pairs(texts, ri, rj, buffer=packed.text_buffer,
+                                                        titles=claim_titles(packed.candidates))
         if claim_conflicts:
             keys = np.array(sorted(claim_conflicts), dtype=np.int64).reshape(-1, 2)
             parts.append((keys[:, 0], keys[:, 1], claim_severity, ConflictKind.CLAIM, None))

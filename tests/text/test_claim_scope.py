@@ -1,0 +1,147 @@
+"""A claim is about something (issue 14, item 1): claims conflict only when their subject and scope
+match. Templated pages about different things (plans, years, notes, towns, stations) never conflict;
+the same page with one value changed still does."""
+
+import random
+
+import pytest
+
+import ctxselect
+from ctxselect.errors import InputError
+from ctxselect.evaluate.generate import generate_queries
+from ctxselect.text import claims as claims_module
+from ctxselect.text.claim_scope import ClaimScope, claim_scope, claim_titles, document_key
+from ctxselect.text.claims import extract_claims, find_claim_conflicts, scoped_claims
+from tests.naive.claims import naive_find_claim_conflicts
+
+TIERS = [("Basic", 10, 5), ("Pro", 25, 20), ("Enterprise", 60, 100)]
+
+
+def tier_page(plan, cost, users):
+    return f"The {plan} plan costs {cost} dollars per month and includes {users} users."
+
+
+def pairs(texts, **options):
+    conflicts, _ = find_claim_conflicts(texts, **options)
+    return sorted(conflicts)
+
+
+def test_templated_pricing_tiers_do_not_conflict():
+    pages = [tier_page(*tier) for tier in TIERS]
+    assert pairs(pages) == [] and pairs(pages, titles=[f"{p} plan" for p, _, _ in TIERS]) == []
+    longer = [f"Pricing. The {p} plan costs {c} dollars per month for the whole team, and it includes {u} users."
+              for p, c, u in TIERS]
+    assert pairs(longer) == []
+    # the same plan stated twice with different figures still conflicts, and only that pair
+    edited = pages + [tier_page("Pro", 25, 50)]
+    assert pairs(edited) == [(1, 3)]
+    assert pairs(longer + [longer[1].replace("25 dollars", "35 dollars")]) == [(1, 3)]
+
+
+def test_templated_tiers_are_all_selected():
+    cands = [dict(id=p.lower(), source="pricing", relevance=0.8, text=tier_page(p, c, u)) for p, c, u in TIERS]
+    chosen = ctxselect.select(cands, {"token_budget": 500}, "Compare the Basic, Pro and Enterprise plans")
+    assert sorted(chosen.ids) == ["basic", "enterprise", "pro"]
+
+
+def test_goals_in_different_years_do_not_conflict():
+    texts = [f"During the league campaign the club striker scored {n} goals in {y}." for n, y in
+             [(27, 2018), (31, 2019), (12, 2020)]]
+    assert pairs(texts) == []
+    assert pairs(texts + [texts[1].replace("31", "35")]) == [(1, 3)]
+    carried = [f"In {y} the club had a long season. During the league campaign the club striker scored {n} goals."
+               for n, y in [(27, 2018), (31, 2019)]]
+    assert pairs(carried) == []  # the year of the sentence before carries over
+    assert pairs([carried[0], carried[0].replace("27", "29")]) == [(0, 1)]
+
+
+def test_numbered_notes_on_numbered_topics_do_not_conflict():
+    notes = [f"This is the alpha note number {k} on topic {k}." for k in range(3)]
+    assert pairs(notes) == []
+    assert extract_claims(notes[1]) == []  # "number 1", "topic 1" name the note: they are no claims
+    reviewed = [f"alpha note number {k} on topic {k}: the team reviewed {n} open tickets this week"
+                for k, n in [(0, 9), (1, 12), (2, 30)]]
+    assert pairs(reviewed) == []
+    assert pairs(reviewed + [reviewed[2].replace("30 open", "31 open")]) == [(2, 3)]
+    for label in ("part 2", "Volume 1", "No. 5", "#5", "chapter 3", "version 2.1", "episode 10"):
+        assert extract_claims(f"the storm outage report {label} of the district") == [], label
+    assert [c.value for c in extract_claims("the storm outage in district 5 affected 3,559 people")] == [3559.0]
+
+
+def test_real_templates_about_different_things_do_not_conflict():
+    """The shapes docs/conflicts.md's sample of flags was made of (written out, not read from a dump)."""
+    stations = [f"The iHeartMedia, Inc. outlet is licensed by the Federal Communications Commission (FCC) to "
+                f"broadcast at {f} MHz with an ERP of 90 kW." for f in ("104.7", "100.1")]
+    assert pairs(stations) == [(0, 1)]  # nothing in the text tells the stations apart ...
+    assert pairs(stations, titles=["WNOK", "WXBT"]) == []  # ... their titles do
+    assert pairs(stations, titles=["WNOK", "WNOK"]) == [(0, 1)]
+    assert pairs(stations, titles=["WNOK", None]) == [(0, 1)]  # an unknown title is no difference
+    towns = [f"{t} is a town in Merrimack County, New Hampshire, United States. The population was {p} at the "
+             "2010 census." for t, p in [("Pembroke", "7,115"), ("Hill", "1,089")]]
+    assert pairs(towns) == []  # the subject of the sentence before
+    lines = ["- North American Bridge Championships ( 9 )", "- North American Bridge Championships ( 5 )"]
+    assert pairs(lines, titles=[("Irina Levitina", "Wins"), ("Irina Levitina", "Runners-up")]) == []
+    assert pairs(lines, titles=[("Irina Levitina", "Wins"), ("Irina Levitina", "Wins")]) == [(0, 1)]
+    orders = [f"- Commander {k} Class of the Order of the Sword ( {d} )" for k, d in
+              [("1st", "19 January 1909"), ("2nd", "30 November 1907")]]
+    assert pairs(orders) == []
+    volumes = [f"- Simon Hoggarts Pick of The News Quiz : Volume {k} ( {d} )" for k, d in
+               [(1, "6 Nov 2000"), (2, "23 Sep 2002")]]
+    assert pairs(volumes) == []
+    fees = ["the standard membership fee for adult members is 17 dollars per month",
+            "the standard membership fee for adult members is 187 dollars per year"]
+    assert pairs(fees) == [] and pairs([fees[0], fees[0].replace("17", "19")]) == [(0, 1)]
+
+
+def test_agreements_are_scoped_too():
+    texts = [tier_page("Basic", 10, 5), tier_page("Pro", 25, 5), tier_page("Basic", 10, 5)]
+    _, agreements = find_claim_conflicts(texts)
+    assert sorted(agreements) == [(0, 2)]
+
+
+def test_scopes_match_unless_each_side_states_something_the_other_does_not():
+    a = ClaimScope(subject=frozenset({"springfield"}), time=frozenset({"2018"}))
+    assert a.matches(ClaimScope())  # unknown parts match
+    assert a.matches(ClaimScope(subject=frozenset({"springfield", "illinois"})))  # more specific
+    assert ClaimScope(time=frozenset({"2019"})).differences(a) == ["time"]
+    assert ClaimScope(document=("x",)).differences(ClaimScope(document=("y",))) == ["document"]
+    assert ClaimScope(document=("x", "wins")).matches(ClaimScope(document=("x", "")))
+    assert document_key(("Carl August Ehrensvärd ( 1858–1944 )", None)) == ("carl august ehrensvärd 1858 1944", "")
+    text = "Earnings release. In Q3 2021 the Basic plan of Part II cost 10 dollars a month, 2nd in the list."
+    scope = claim_scope(text, next(c for c in extract_claims(text) if c.value == 10.0), "Plans")
+    assert scope == ClaimScope(("plans",), frozenset({"basic"}), frozenset({"q3", "2021"}),
+                               frozenset({"part ii", "2."}), frozenset({"month"}))
+
+
+def test_found_claims_carry_their_scope_and_titles_are_checked():
+    texts = [tier_page("Pro", 25, 20), tier_page("Pro", 25, 50)]
+    conflicts, _ = find_claim_conflicts(texts, titles=["Pro plan", "Pro plan"])
+    (ca, cb), = conflicts[(0, 1)]
+    assert ca.scope.subject == {"pro"} and ca.scope.document == ("pro plan",) and cb.scope.matches(ca.scope)
+    assert all(c.scope is not None for c in scoped_claims(texts[0])) and extract_claims(texts[0])[0].scope is None
+    with pytest.raises(InputError, match="titles") as err:
+        find_claim_conflicts(texts, titles=["Pro plan"])
+    assert "\n" not in str(err.value)
+    cands = [ctxselect.Candidate.from_dict(dict(id="a", source="s", relevance=0.5, text="x", title="T",
+                                                section="S")),
+             ctxselect.Candidate.from_dict(dict(id="b", source="s", relevance=0.5, text="y"))]
+    assert list(claim_titles(cands)) == [("T", "S"), (None, None)]
+
+
+def test_scopes_are_read_only_for_joined_claims(monkeypatch):
+    texts = [c.text for c in generate_queries(queries=1, candidates=400, seed=2)[0].candidates]
+    texts += [tier_page(*tier) for tier in TIERS]
+    read = []
+    real = claims_module.claim_scope
+    monkeypatch.setattr(claims_module, "claim_scope", lambda text, c, title=None: read.append(c) or real(text, c, title))
+    conflicts, agreements = find_claim_conflicts(texts)
+    joined = {id(c) for found in (conflicts, agreements) for pairs_ in found.values() for pair in pairs_ for c in pair}
+    assert 0 < len(read) <= 2 * len(texts) // 10 and len(joined) <= len(read)
+
+
+def test_titles_change_nothing_of_the_prefilter():
+    rng = random.Random(5)
+    for _ in range(30):
+        texts = [tier_page(rng.choice(["Pro", "Basic"]), rng.choice([10, 25]), rng.choice([5, 20])) for _ in range(6)]
+        titles = [rng.choice(["Pro plan", "Basic plan", None, ("Plans", "Pro")]) for _ in texts]
+        assert find_claim_conflicts(texts, titles=titles) == naive_find_claim_conflicts(texts, titles=titles)
