@@ -5,7 +5,8 @@ Two chunks built from one template ("The {plan} plan costs {c} dollars per month
 in what the sentence is about. A :class:`ClaimScope` holds what separates them:
 
 - ``document``: the chunk's title (and section, when given), normalised — the entity a page is about;
-- ``subject``: the names of the claim's sentence, or of the sentence before when it has none
+- ``subject``: the names of the claim's sentence, and of the sentence before when it has none or
+  opens with a pronoun or a definite common noun ("The outlet is licensed ...", "Its population")
   (words with a capital letter, not stopwords, months, weekdays, label words or codes with a
   digit): "basic", "pro", "herman";
 - ``time``: years, decades, fiscal years and quarters ("2018", "1990s", "fy2023", "q3");
@@ -14,11 +15,11 @@ in what the sentence is about. A :class:`ClaimScope` holds what separates them:
   ("1st", "15th");
 - ``period``: what a rate is per, next to the value ("month", "year", "per user").
 
-Times, labels and periods are read from the claim's window: the :data:`SCOPE_BEFORE` characters
-before the value (not before the start of its line) through the end of its sentence (at most
-:data:`SCOPE_AFTER` characters after it), without the value itself, so a year or a label stated
-earlier ("In 2018, ... . He scored 27 goals.") carries over; the period from the words next to the
-value. Two scopes *match* unless their documents differ (both known) or, for
+Times and labels are the claim's sentence's (without the value itself), or, when it states none,
+those of the sentences before it in the claim's window — the :data:`SCOPE_BEFORE` characters before
+the value, not before the start of its line — so a year or a label stated earlier ("In 2018, ... .
+He scored 27 goals.") carries over. A sentence ends at most :data:`SCOPE_AFTER` characters after
+the value. The period is read from the words next to the value. Two scopes *match* unless their documents differ (both known) or, for
 some part, each side holds something the other does not (``{"2018"}`` vs ``{"2019"}``); an unknown
 part (empty on one side) or a more specific one (``{"springfield"}`` vs ``{"springfield",
 "illinois"}``) matches. Scopes are read only for the claims the join pairs, never for every claim.
@@ -90,6 +91,10 @@ _PERIODS = {"second": "second", "sec": "second", "s": "second", "minute": "minut
 _PERIOD = re.compile(r"(?<![\w])(?:(?P<intro>per|a|an|each|every)\s+(?P<per>[a-z]+)|/\s?(?P<slash>[a-z]+)\b"
                      r"|(?P<adverb>hourly|daily|weekly|biweekly|fortnightly|monthly|quarterly|yearly|annually|annual))",
                      re.I)
+# A sentence that opens with a pronoun or a definite common noun ("The outlet", "Its population")
+# is about the subject of the sentence before.
+_ANAPHORA = re.compile(r"[\s\"'(\[]*(?:(?i:he|she|it|its|they|their|his|her|this|these|those)\b(?!\s+[A-Z])"
+                       r"|(?i:the|that)\s+[a-z])")
 _SENTENCE_END = re.compile(r"[.!?][\"')\]»”]*(?=\s+[^\sa-z]|\s*$)|\n")
 
 
@@ -246,16 +251,17 @@ def claim_scope(text: str, claim, title=None) -> ClaimScope:
     if start < 0:
         return ClaimScope(document_key(title))
     lo, hi = _window(text, start, end)
-    before, after = text[lo:start], text[end:hi]
-    near = text[max(lo, start - _PERIOD_REACH):start] + " | " + text[end:min(hi, end + _PERIOD_REACH)]
     starts = [lo, lo] + [m.end() for m in _SENTENCE_END.finditer(text, lo, start)]  # sentences before the value
-    subject = _names(text[starts[-1]:start]) | _names(after)  # the names of the value's sentence ...
-    if not subject:  # ... else of the sentence before ("Herman is a town ... . The population was 1,207")
-        subject = _names(text[starts[-2]:starts[-1]])
+    own = text[starts[-1]:start] + " | " + text[end:hi]  # the value's sentence, without the value
+    subject = _names(own)  # the names of the value's sentence, and of the one before when it has none
+    if not subject or _ANAPHORA.match(text, starts[-1], start):  # or refers back to it ("Herman is a
+        subject |= _names(text[starts[-2]:starts[-1]])         # town. The population was 1,207 ...")
+    time, labels = _times(own), _labels(own)  # the sentence's own, else those stated before it in the window
+    near = text[max(lo, start - _PERIOD_REACH):start] + " | " + text[end:min(hi, end + _PERIOD_REACH)]
     return ClaimScope(
         document=document_key(title),
         subject=frozenset(subject),
-        time=frozenset(_times(before) | _times(after)),
-        labels=frozenset(_labels(before) | _labels(after)),
+        time=frozenset(time or _times(text[lo:starts[-1]])),
+        labels=frozenset(labels or _labels(text[lo:starts[-1]])),
         period=frozenset(_periods(near)),
     )
