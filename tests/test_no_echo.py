@@ -105,18 +105,20 @@ def test_inspect_echoes_nothing_inadmissible():
 @pytest.mark.parametrize("method", ["optimal", "greedy", "topk", "density", "mmr"])
 @pytest.mark.parametrize("gate", [True, False])
 @pytest.mark.parametrize("corroborate", [True, False])
-def test_select_echoes_nothing_inadmissible(method, gate, corroborate):
+@pytest.mark.parametrize("on_unresolved", ["drop_both", "keep_stronger", "keep_both"])
+def test_select_echoes_nothing_inadmissible(method, gate, corroborate, on_unresolved):
     selection = ctxselect.select(planted_candidates(), REQUIREMENTS, QUERY, method, enforce_gate=gate,
-                                 resolve_by_corroboration=corroborate)
+                                 resolve_by_corroboration=corroborate, on_unresolved=on_unresolved)
     assert not {"s1", "s2", "s3", "s4"} & set(selection.ids)
     assert_no_secret(json.dumps(selection.to_dict()), f"select({method}).to_dict()")
 
 
-def test_corroboration_and_drift_reasons_withhold_inadmissible_figures():
+@pytest.mark.parametrize("on_unresolved", ["drop_both", "keep_stronger", "keep_both"])
+def test_corroboration_and_drift_reasons_withhold_inadmissible_figures(on_unresolved):
     """Reasons built by corroboration and by describe_conflict for a pair with an inadmissible
     chunk: an admissible supporter (a3, "7777777 people") lets s1's side be weighed."""
-    problem = prepare(planted_candidates(), REQUIREMENTS, QUERY)
-    texts = list(problem.ineligible_reason.values()) + list(problem.unresolved.values())
+    problem = prepare(planted_candidates(), REQUIREMENTS, QUERY, on_unresolved=on_unresolved)
+    texts = list(problem.ineligible_reason.values()) + [v for c in problem.unresolved for v in c.values]
     assert_no_secret(" | ".join(texts), "corroboration reasons")
     from ctxselect.selection.explain import describe_conflict
     n = problem.n
@@ -126,13 +128,17 @@ def test_corroboration_and_drift_reasons_withhold_inadmissible_figures():
                 assert_no_secret(describe_conflict(problem, i, j), f"describe_conflict({i}, {j})")
 
 
-def test_unresolved_template_keeps_braces_of_ids():
+@pytest.mark.parametrize("on_unresolved", ["drop_both", "keep_stronger", "keep_both"])
+def test_ids_with_braces_reach_the_reasons_verbatim(on_unresolved):
     candidates = planted_candidates()
     for c in candidates:
         c["id"] = c["id"] + "{x}"
-    problem = prepare(candidates, REQUIREMENTS, QUERY, resolve_by_corroboration=True)
-    for template in problem.unresolved.values():
-        template.format(other="o")  # ids with braces never break the template
+    selection = ctxselect.select(candidates, REQUIREMENTS, QUERY, on_unresolved=on_unresolved)
+    reasons = list(selection.excluded.values())
+    plain = [c["id"][:-3] for c in candidates]
+    assert any("{x}`" in r for r in reasons)
+    assert not any(f"`{p}`" in r for r in reasons for p in plain)  # no format() ever consumed the braces
+    assert all(i.endswith("{x}") for u in selection.unresolved for i in u["ids"])
 
 
 @pytest.fixture

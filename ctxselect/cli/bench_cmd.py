@@ -38,6 +38,7 @@ from ctxselect.evaluate.plot import plot_bench
 from ctxselect.model.io import read_dump
 from ctxselect.model.validation import parse_choice
 from ctxselect.quality.vector import METRIC_NAMES
+from ctxselect.selection.corroboration import OnUnresolved
 from ctxselect.selection.solvers.registry import Method
 
 
@@ -62,7 +63,8 @@ def _bench_tables(result: BenchResult) -> list[Table]:
 
 
 def _bench(dumps: list[Path], methods: str, budget: int | None, budget_scale: float | None, jobs: int,
-           time_limit: float, as_json: bool, plot: Path | None, markdown: bool) -> int:
+           time_limit: float, as_json: bool, plot: Path | None, markdown: bool,
+           on_unresolved: OnUnresolved = OnUnresolved.KEEP_BOTH) -> int:
     names = _methods(methods)
     _check_output(plot, dumps, "--plot")
     queries = [q for dump in dumps for q in read_dump(dump)]
@@ -72,7 +74,7 @@ def _bench(dumps: list[Path], methods: str, budget: int | None, budget_scale: fl
         task = bar.add_task("bench", total=len(queries))
         result = run_bench(queries, names, budget=budget, budget_scale=budget_scale, jobs=jobs,
                            progress=lambda k: bar.update(task, completed=k),
-                           select_options={"time_limit": time_limit})
+                           select_options={"time_limit": time_limit, "on_unresolved": on_unresolved.value})
     result.dumps = [str(d) for d in dumps]
     if plot is not None:
         plot_bench(result, plot)
@@ -103,6 +105,9 @@ def bench_command(
     as_json: JsonFlag = False,
     plot: Annotated[Path | None, typer.Option(help="Write a PNG: quality against latency, metric bars.")] = None,
     markdown: Annotated[bool, typer.Option("--markdown", help="Print the summary as a markdown table.")] = False,
+    on_unresolved: Annotated[OnUnresolved, typer.Option(
+        help="What a conflict the evidence cannot decide becomes.")] = OnUnresolved.KEEP_BOTH,
 ) -> None:
     """Replay dumps through the selectors and compare them side by side."""
-    _guarded(lambda: _bench(dumps, methods, budget, budget_scale, jobs, time_limit, as_json, plot, markdown))
+    _guarded(lambda: _bench(dumps, methods, budget, budget_scale, jobs, time_limit, as_json, plot, markdown,
+                            on_unresolved))

@@ -26,6 +26,7 @@ from ctxselect.errors import InputError
 from ctxselect.model.io import Query, read_dump, write_dump
 from ctxselect.quality.vector import METRIC_NAMES
 from ctxselect.selection.api import Selection, select
+from ctxselect.selection.corroboration import OnUnresolved
 from ctxselect.selection.solvers.registry import Method, Order
 
 
@@ -45,7 +46,7 @@ def _selection_table(query: Query, selection: Selection) -> Table:
 
 
 def _select_dump(dump: Path, method: Method, order: Order, enforce_gate: bool, time_limit: float,
-                 as_json: bool, out: Path | None, show_excluded: bool) -> int:
+                 as_json: bool, out: Path | None, show_excluded: bool, on_unresolved: OnUnresolved) -> int:
     _check_output(out, [dump], "--out")
     console = _console()
     results: list[dict[str, Any]] = []
@@ -53,7 +54,7 @@ def _select_dump(dump: Path, method: Method, order: Order, enforce_gate: bool, t
     n_queries = 0
     for query in read_dump(dump):
         selection = select(query.candidates, query.requirements, query.query, method, order=order,
-                           enforce_gate=enforce_gate, time_limit=time_limit)
+                           enforce_gate=enforce_gate, time_limit=time_limit, on_unresolved=on_unresolved)
         if out is not None:
             chosen.append(Query(query.query_id, query.query, query.requirements, query.candidates,
                                 query.gold, list(selection.ids), query.extra))
@@ -66,6 +67,12 @@ def _select_dump(dump: Path, method: Method, order: Order, enforce_gate: bool, t
             console.print(f"  [red]x[/red] {_data(failure.message)}", highlight=False)
         for line in selection.infeasible:
             console.print(f"  [yellow]![/yellow] cannot pass: {_data(line)}", highlight=False)
+        if selection.status == "empty":
+            console.print(f"  [yellow]![/yellow] {_data(selection.status_reason)}", highlight=False)
+        for u in selection.unresolved:
+            (a, b), (va, vb) = u["ids"], u["values"]
+            console.print(f"  [yellow]?[/yellow] sources disagree: `{_data(a)}` states {_data(va)}, `{_data(b)}` "
+                          f"states {_data(vb)} ({_data(u['outcome'])})", highlight=False)
         if show_excluded:
             for cid, reason in selection.excluded.items():
                 console.print(f"  - {_data(cid)}: {_data(reason)}", highlight=False)
@@ -92,9 +99,12 @@ def select_command(
     out: Annotated[Path | None, typer.Option(help="Write the dump back with `selected` filled "
                                                   "(whole or not at all).")] = None,
     excluded: Annotated[bool, typer.Option("--excluded", help="List every left-out chunk with its reason.")] = False,
+    on_unresolved: Annotated[OnUnresolved, typer.Option(
+        help="What a conflict the evidence cannot decide becomes.")] = OnUnresolved.KEEP_BOTH,
 ) -> None:
-    """Select each query's context and print it in assembly order, with the gate's verdict."""
-    _guarded(lambda: _select_dump(dump, method, order, gate, time_limit, as_json, out, excluded))
+    """Select each query's context and print it in assembly order, with the gate's verdict and
+    the conflicts its sources leave unresolved."""
+    _guarded(lambda: _select_dump(dump, method, order, gate, time_limit, as_json, out, excluded, on_unresolved))
 
 
 def _compare(dump: Path, query_id: str, a: Method, b: Method, time_limit: float, as_json: bool) -> int:

@@ -7,8 +7,11 @@ over its distinct documents (``doc_id``, else the chunk itself), of the best rel
 in that document, so copies inside one document count once. The side with at least
 :data:`MARGIN` times the other's support and at least as many independent documents wins: every
 chunk of the losing side is dropped, with a reason naming the chunk it conflicts with, both
-values, and the count of supporting chunks on each side. Anything closer is *unresolved*: by default both
-sides are left out (neither is corroborated), with a reason saying it was an even split.
+values, and the count of supporting chunks on each side. Anything closer is *unresolved*: the
+requirements' ``source_precedence`` decides it when the two chunks' sources differ in trust;
+otherwise ``on_unresolved`` does (:class:`OnUnresolved`): both sides left out, the stronger side
+kept, or both kept. Every unresolved conflict is recorded (:class:`UnresolvedConflict`) with both
+values and what was done, so the assembler can tell the model that sources disagree.
 
 For versions of one document the newer version wins outright: an older version is dropped when
 a newer one is eligible.
@@ -17,6 +20,7 @@ a newer one is eligible.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 
 import numpy as np
 
@@ -26,19 +30,61 @@ from ctxselect.packing import PackedCandidates
 from ctxselect.text.claims import extract_claims
 from ctxselect.text.words import numbers_in
 
-__all__ = ["Resolution", "resolve_conflicts", "superseded_versions", "MARGIN", "MAX_QUOTED_NUMBERS"]
+__all__ = ["OnUnresolved", "Resolution", "UnresolvedConflict", "resolve_conflicts", "superseded_versions", "MARGIN",
+           "MAX_QUOTED_NUMBERS"]
 
 MARGIN = 1.25
 #: A reason about near-duplicates lists at most this many of each side's differing numbers.
 MAX_QUOTED_NUMBERS = 10
 
 
+class OnUnresolved(str, Enum):
+    """What happens to a conflict that neither evidence nor source precedence decides."""
+
+    DROP_BOTH = "drop_both"          #: both sides are left out (neither is corroborated)
+    KEEP_STRONGER = "keep_stronger"  #: the side with more support (relevance × freshness) stays
+    KEEP_BOTH = "keep_both"          #: both may be selected, neither forbidden nor penalised for it
+
+
+@dataclass(frozen=True)
+class UnresolvedConflict:
+    """A conflict evidence could not decide, and what was done with it.
+
+    Attributes
+    ----------
+    i, j : int
+        The two chunks' positions.
+    values : tuple of str
+        What each states, quoted (withheld as "a stated figure" for a chunk outside the scopes).
+    outcome : str
+        "both left out", "kept the stronger side", "both kept" or "source precedence".
+    kept : tuple of int
+        The positions still eligible after the decision.
+    """
+
+    i: int
+    j: int
+    values: tuple[str, str]
+    outcome: str
+    kept: tuple[int, ...]
+
+
 @dataclass
 class Resolution:
-    """Chunks dropped by corroboration (position -> reason) and the unresolved pairs."""
+    """Chunks dropped by corroboration (position -> reason) and every unresolved conflict."""
 
     losers: dict[int, str] = field(default_factory=dict)
-    unresolved: dict[tuple[int, int], str] = field(default_factory=dict)
+    conflicts: list[UnresolvedConflict] = field(default_factory=list)
+
+    def left_free(self, n: int, pairs) -> np.ndarray:
+        """Which of ``pairs`` (ContradictionPairs over n chunks) are free-text conflicts (claims,
+        drift, nothing else) that ``keep_both`` left free: neither forbidden nor penalised."""
+        kept = {(c.i, c.j) for c in self.conflicts if c.outcome == "both kept"}
+        if not kept:
+            return np.zeros(len(pairs), dtype=bool)
+        keys = np.array(sorted(a * n + b for a, b in kept), dtype=np.int64)
+        only_free_text = (pairs.kind & ~np.uint8(ConflictKind.CLAIM | ConflictKind.DRIFT)) == 0
+        return np.isin(pairs.i.astype(np.int64) * n + pairs.j, keys) & only_free_text
 
 
 def _mentions(packed: PackedCandidates) -> dict[tuple, set[int]]:
@@ -89,8 +135,13 @@ def _support(packed: PackedCandidates, weight: np.ndarray, members: set[int]) ->
     return sum(best.values()), len(best)
 
 
+def _trust(packed: PackedCandidates, k: int) -> float:
+    """The requirements' ``source_precedence`` trust of chunk k's source (0 when not listed)."""
+    return packed.requirements.source_precedence.get(packed.source_names[packed.source[k]], 0.0)
+
+
 def _decide(packed: PackedCandidates, weight: np.ndarray, out: Resolution, pair: tuple[int, int],
-            sides: tuple[set[int], set[int]], values: tuple[str, str], drop_unresolved: bool,
+            sides: tuple[set[int], set[int]], values: tuple[str, str], on_unresolved: OnUnresolved,
             what: str = "", eligible: np.ndarray | None = None) -> None:
     """Weigh the two sides of one disagreement and record the losers (or the even split).
 
@@ -112,16 +163,7 @@ def _decide(packed: PackedCandidates, weight: np.ndarray, out: Resolution, pair:
     elif w_j >= MARGIN * w_i and docs_j >= docs_i:
         winner, win, lose, win_value, lose_value = j, side_j, side_i, v_j, v_i
     else:
-        note = (f"{v_i} ({len(side_i)} supporting chunk(s)) vs {v_j} ({len(side_j)} supporting chunk(s)), "
-                f"an even split{withheld}")
-        if not drop_unresolved:
-            template = note.replace("{", "{{").replace("}", "}}")  # filled by str.format(other=...)
-            out.unresolved.setdefault(pair, f"unresolved conflict with {what}`{{other}}`: {template}")
-            return
-        for side, other in ((side_i, j), (side_j, i)):
-            for k in side:
-                out.losers.setdefault(k, f"unresolved conflict with {what}`{ids[other]}`: {note}; neither side "
-                                         "is corroborated, both are left out")
+        _even_split(packed, out, pair, (side_i, side_j), (w_i, w_j), (v_i, v_j), withheld, on_unresolved, what)
         return
     for k in lose:
         out.losers.setdefault(k, f"contradicted by `{ids[winner]}`: {'a near-duplicate ' if what else ''}states "
@@ -129,13 +171,45 @@ def _decide(packed: PackedCandidates, weight: np.ndarray, out: Resolution, pair:
                                  f"(this side: {len(lose)} chunk(s)){withheld}")
 
 
+def _even_split(packed, out: Resolution, pair, sides, support, values, withheld, on_unresolved, what) -> None:
+    """An unresolved conflict: source precedence first, then ``on_unresolved``; recorded either way."""
+    (i, j), ids = pair, packed.ids
+    note = (f"{values[0]} ({len(sides[0])} supporting chunk(s)) vs {values[1]} ({len(sides[1])} supporting "
+            f"chunk(s)), an even split{withheld}")
+    trust = (_trust(packed, i), _trust(packed, j))
+    if trust[0] != trust[1]:
+        keep = 0 if trust[0] > trust[1] else 1
+        src = [packed.source_names[packed.source[k]] for k in (i, j)]
+        why = f"source precedence: `{src[keep]}` over `{src[1 - keep]}`"
+        outcome = "source precedence"
+    elif on_unresolved is OnUnresolved.KEEP_STRONGER:
+        keep = 0 if (support[0], packed.relevance[i], -i) >= (support[1], packed.relevance[j], -j) else 1
+        why = f"the stronger side is kept (support {support[keep]:.3g} vs {support[1 - keep]:.3g})"
+        outcome = "kept the stronger side"
+    elif on_unresolved is OnUnresolved.KEEP_BOTH:
+        out.conflicts.append(UnresolvedConflict(i, j, values, "both kept", (i, j)))
+        return
+    else:
+        for side, other in ((sides[0], j), (sides[1], i)):
+            for k in side:
+                out.losers.setdefault(k, f"unresolved conflict with {what}`{ids[other]}`: {note}; neither side "
+                                         "is corroborated, both are left out")
+        out.conflicts.append(UnresolvedConflict(i, j, values, "both left out", ()))
+        return
+    winner, loser = (i, j)[keep], (i, j)[1 - keep]
+    for k in sides[1 - keep]:
+        out.losers.setdefault(k, f"unresolved conflict with {what}`{ids[winner]}`: {note}; {why}")
+    out.conflicts.append(UnresolvedConflict(i, j, values, outcome, (winner,)))
+
+
 def resolve_conflicts(packed: PackedCandidates, signals: Signals, eligible: np.ndarray, *,
-                      drop_unresolved: bool = True) -> Resolution:
+                      on_unresolved: OnUnresolved = OnUnresolved.KEEP_BOTH) -> Resolution:
     """Decide each free-text claim conflict by corroboration, and supersede older versions.
 
-    With ``drop_unresolved`` (the default) both sides of an even split are left out — neither is
-    corroborated, and keeping the more relevant one would keep a planted copy whenever it was made
-    slightly more relevant; otherwise the pair is only forbidden together."""
+    An even split goes to the requirements' ``source_precedence`` when the two sources' trust
+    differs, else to ``on_unresolved`` (:class:`OnUnresolved`); every even split is recorded in
+    ``Resolution.conflicts``."""
+    on_unresolved = OnUnresolved(on_unresolved)
     out = Resolution()
     for older, newers in superseded_versions(signals).items():
         newer = next((k for k in newers if eligible[k]), None)
@@ -148,13 +222,13 @@ def resolve_conflicts(packed: PackedCandidates, signals: Signals, eligible: np.n
     for (i, j), pairs in sorted(conflicts.items()):
         for ci, cj in pairs:
             sides = (_supporters(i, ci, agreements, mentions), _supporters(j, cj, agreements, mentions))
-            _decide(packed, weight, out, (i, j), sides, (repr(ci.raw), repr(cj.raw)), drop_unresolved,
+            _decide(packed, weight, out, (i, j), sides, (repr(ci.raw), repr(cj.raw)), on_unresolved,
                     eligible=eligible)
-    _resolve_drift(packed, signals, eligible, weight, out, drop_unresolved)
+    _resolve_drift(packed, signals, eligible, weight, out, on_unresolved)
     return out
 
 
-def _resolve_drift(packed, signals, eligible, weight, out: Resolution, drop_unresolved: bool) -> None:
+def _resolve_drift(packed, signals, eligible, weight, out: Resolution, on_unresolved: OnUnresolved) -> None:
     """Near-duplicates whose numbers differ (DRIFT) that no aligned claim explains: each side is
     supported by the chunks that state all of its differing numbers, decided as above."""
     con = signals.contradictions
@@ -170,7 +244,7 @@ def _resolve_drift(packed, signals, eligible, weight, out: Resolution, drop_unre
         only_i, only_j = sorted(numbers[i] - numbers[j]), sorted(numbers[j] - numbers[i])
         sides = (set.intersection(*(holders[v] for v in only_i)) | {i},
                  set.intersection(*(holders[v] for v in only_j)) | {j})
-        _decide(packed, weight, out, (i, j), sides, (_numbers(only_i), _numbers(only_j)), drop_unresolved,
+        _decide(packed, weight, out, (i, j), sides, (_numbers(only_i), _numbers(only_j)), on_unresolved,
                 what="near-duplicate ", eligible=eligible)
 
 

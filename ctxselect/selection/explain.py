@@ -11,7 +11,7 @@ from ctxselect.selection.corroboration import _numbers
 from ctxselect.selection.problem import Problem, adjacency, marginal_gain
 from ctxselect.text.words import numbers_in
 
-__all__ = ["exclusion_reasons", "describe_conflict"]
+__all__ = ["exclusion_reasons", "describe_conflict", "unresolved_entries"]
 
 
 def _listed(values) -> str:
@@ -147,9 +147,7 @@ def exclusion_reasons(problem: Problem, mask: np.ndarray, *, enforce_gate: bool,
         partner = (partner_list[i] if partner_list[i] >= 0
                    else next((j for j in pairwise[i] if mask[j]), None) if i in pairwise else None)
         if partner is not None:
-            pending = problem.unresolved.get((min(i, partner), max(i, partner)))
-            out[cid] = (pending.format(other=ids[partner]) if pending else
-                        f"conflicts with `{ids[partner]}` ({describe_conflict(problem, i, partner)})")
+            out[cid] = f"conflicts with `{ids[partner]}` ({describe_conflict(problem, i, partner)})"
             continue
         mate = mate_of.get(i)
         if mate is not None:
@@ -187,3 +185,18 @@ def exclusion_reasons(problem: Problem, mask: np.ndarray, *, enforce_gate: bool,
         else:
             out[cid] = f"lower value than the selected chunks: marginal gain {gain:.3f}"
     return out
+
+
+def unresolved_entries(problem: Problem, mask: np.ndarray) -> list[dict]:
+    """Each conflict neither evidence nor source precedence decided, for the caller to pass on
+    ("sources disagree"): both chunk ids, what each states (withheld for a chunk outside the
+    scopes), the outcome and which of the two the selection holds. One entry per pair."""
+    ids, out, seen = problem.packed.ids, [], set()
+    for c in problem.unresolved:
+        if (c.i, c.j) in seen:
+            continue
+        seen.add((c.i, c.j))
+        out.append({"ids": [ids[c.i], ids[c.j]], "values": list(c.values), "outcome": c.outcome,
+                    "selected": [ids[k] for k in (c.i, c.j) if mask[k]]})
+    return out
+

@@ -31,7 +31,7 @@ from ctxselect.features.pairs import ConflictKind, ContradictionPairs, Signals
 from ctxselect.features.query_terms import query_features
 from ctxselect.model import validation as checks
 from ctxselect.packing import PackedCandidates
-from ctxselect.selection.corroboration import resolve_conflicts, superseded_versions
+from ctxselect.selection.corroboration import OnUnresolved, Resolution, resolve_conflicts, superseded_versions
 
 __all__ = ["ObjectiveWeights", "Problem", "adjacency", "agreement_covered", "build_problem", "marginal_gain", "score"]
 
@@ -134,8 +134,8 @@ class Problem:
         Chunks that may be selected at all (admissible, inside their validity window when
         required, not over the budget alone).
     ineligible_reason : dict position -> str
-    unresolved : dict (i, j) -> str
-        Claim conflicts that corroboration could not decide (the pair stays forbidden).
+    unresolved : list of UnresolvedConflict
+        Conflicts neither evidence nor source precedence decided, with what ``on_unresolved`` did.
     """
 
     packed: PackedCandidates
@@ -156,7 +156,7 @@ class Problem:
     groups: list
     eligible: np.ndarray
     ineligible_reason: dict
-    unresolved: dict
+    unresolved: list
 
     @property
     def n(self) -> int:
@@ -244,6 +244,7 @@ def build_problem(
     hard_conflict_severity: float = 1.0,
     exclude_outside_window: bool = True,
     resolve_by_corroboration: bool = True,
+    on_unresolved: OnUnresolved = OnUnresolved.KEEP_BOTH,
 ) -> Problem:
     """Assemble the selection problem of one query.
 
@@ -259,6 +260,8 @@ def build_problem(
     resolve_by_corroboration : bool
         Drop the less corroborated side of each free-text claim conflict and older versions of a
         document whose newer version is eligible (:mod:`ctxselect.selection.corroboration`).
+    on_unresolved : OnUnresolved
+        What an even split that source precedence does not decide becomes.
     """
     n = packed.n
     reqs = packed.requirements
@@ -287,22 +290,6 @@ def build_problem(
     value = (w.relevance * strength ** w.sharpen * freshness
              - w.tokens * packed.tokens / packed.budget - w.chunk_cost)
 
-    hard_fields = tuple(f for f in range(len(packed.field_names))
-                        if packed.field_severity[f] >= hard_conflict_severity - SIMILARITY_EPSILON)
-    soft_fields = [f for f in range(len(packed.field_names)) if f not in hard_fields]
-    red, con = signals.redundancy, signals.contradictions
-    # hard field conflicts stay per-value codes (never both: no pair, no penalty); soft ones are
-    # penalties, so their pairs join the listed contradictions
-    conflicts = union_contradictions(n, con, field_pairs(packed, soft_fields)) if soft_fields else con
-    parts = [(red.i, red.j, w.redundancy * red.weight), (conflicts.i, conflicts.j, w.contradiction * conflicts.weight)]
-    if w.same_document > 0:
-        di, dj = _same_document_pairs(packed)
-        parts.append((di, dj, np.full(len(di), w.same_document)))
-    pair_i, pair_j, pair_penalty = _merge_pair_penalties(n, parts)
-
-    hard = (con.weight >= hard_conflict_severity - SIMILARITY_EPSILON) | ((con.kind & ConflictKind.VERSION) > 0)
-    superseded_by = superseded_versions(signals)
-
     eligible = packed.admissible.copy()
     reasons: dict[int, str] = {}
     for i in np.flatnonzero(~packed.admissible).tolist():
@@ -318,20 +305,39 @@ def build_problem(
     eligible &= ~too_big
     for i in np.flatnonzero(too_big).tolist():
         reasons[i] = f"over budget: {packed.tokens[i]} tokens alone exceed the budget of {packed.budget}"
-    unresolved: dict = {}
+    resolution = Resolution()
     if resolve_by_corroboration:
-        resolution = resolve_conflicts(packed, signals, eligible)
+        resolution = resolve_conflicts(packed, signals, eligible, on_unresolved=on_unresolved)
         for k, why in resolution.losers.items():
             if eligible[k]:
                 eligible[k] = False
                 reasons[k] = why
-        unresolved = resolution.unresolved
+
+    hard_fields = tuple(f for f in range(len(packed.field_names))
+                        if packed.field_severity[f] >= hard_conflict_severity - SIMILARITY_EPSILON)
+    soft_fields = [f for f in range(len(packed.field_names)) if f not in hard_fields]
+    red, con = signals.redundancy, signals.contradictions
+    # hard field conflicts stay per-value codes (never both: no pair, no penalty); soft ones are
+    # penalties, so their pairs join the listed contradictions
+    conflicts = union_contradictions(n, con, field_pairs(packed, soft_fields)) if soft_fields else con
+    free = resolution.left_free(n, conflicts)  # on_unresolved="keep_both": no penalty for these
+    parts = [(red.i, red.j, w.redundancy * red.weight),
+             (conflicts.i, conflicts.j, np.where(free, 0.0, w.contradiction * conflicts.weight))]
+    if w.same_document > 0:
+        di, dj = _same_document_pairs(packed)
+        parts.append((di, dj, np.full(len(di), w.same_document)))
+    pair_i, pair_j, pair_penalty = _merge_pair_penalties(n, parts)
+
+    hard = ((con.weight >= hard_conflict_severity - SIMILARITY_EPSILON) | ((con.kind & ConflictKind.VERSION) > 0)) & (
+        ~resolution.left_free(n, con))
+    superseded_by = superseded_versions(signals)
 
     return Problem(
         packed=packed, signals=signals, weights=weights, value=value, aspect_gain=aspect_gain,
         covers=covers, n_required=n_required, conflicts=conflicts, pair_i=pair_i, pair_j=pair_j, pair_penalty=pair_penalty,
         hard_i=con.i[hard], hard_j=con.j[hard], hard_fields=hard_fields, superseded_by=superseded_by,
-        groups=signals.duplicate_groups(), eligible=eligible, ineligible_reason=reasons, unresolved=unresolved,
+        groups=signals.duplicate_groups(), eligible=eligible, ineligible_reason=reasons,
+        unresolved=resolution.conflicts,
     )
 
 

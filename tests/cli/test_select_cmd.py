@@ -60,3 +60,19 @@ def test_compare():
     assert "both: inadmissible" in result.output and "B - A" in result.output
     data = json.loads(runner.invoke(app, ["compare", EXAMPLE, "--query", query_id, "--json"]).stdout)
     assert data["a"]["method"] == "greedy" and data["b"]["method"] == "optimal"
+
+
+def test_select_lists_unresolved_conflicts_and_takes_the_outcome(tmp_path):
+    fact = "Officials said the storm power outage in the northern district affected {n} people last week."
+    line = {"query_id": "q", "query": "how many people", "requirements": {"token_budget": 200},
+            "candidates": [{"id": "a[b]", "source": "news", "tokens": 30, "relevance": 0.8, "text": fact.format(n="3,559")},
+                           {"id": "b", "source": "wire", "tokens": 30, "relevance": 0.8, "text": fact.format(n="10,000")}]}
+    dump = tmp_path / "even.jsonl"
+    dump.write_text(json.dumps(line) + "\n")
+    shown = runner.invoke(app, ["select", str(dump)])  # keep_both, the default
+    assert shown.exit_code == 0, shown.output
+    assert "sources disagree: `a[b]` states '3,559 people', `b` states '10,000 people' (both kept)" in shown.stdout
+    data = json.loads(runner.invoke(app, ["select", str(dump), "--json", "--on-unresolved", "drop_both"]).stdout)["queries"][0]
+    assert data["status"] == "empty" and data["unresolved"][0]["outcome"] == "both left out"
+    bad = runner.invoke(app, ["select", str(dump), "--on-unresolved", "keep"])
+    assert bad.exit_code == 2 and "keep_stronger" in bad.output

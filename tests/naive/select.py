@@ -59,6 +59,7 @@ class RawProblem:
     value: list
     penalty: dict          # (i, j) -> w_red·s + w_con·σ, only pairs with a positive penalty
     conflicts: dict        # (i, j) -> σ > 0 (every kind)
+    gate_conflicts: set    # the pairs κ counts: fields and versions, or every kind with contradictions="all"
     hard: set              # pairs never selected together
     groups: list           # near-duplicate groups: at most one member each
     relevance: list
@@ -95,6 +96,8 @@ def raw_problem(cands, reqs, weights=None, *, hard_conflict_severity=1.0) -> Raw
                   if "version" in c else False for c in cands]
     corroboration = prepare(cands, reqs, weights=weights, hard_conflict_severity=hard_conflict_severity)
     dropped = {k for k, why in corroboration.ineligible_reason.items() if why.startswith(CORROBORATION_REASONS)}
+    # on_unresolved="keep_both" (the default): these free-text conflicts neither forbid nor cost
+    free = {(c.i, c.j) for c in corroboration.unresolved if c.outcome == "both kept"}
     eligible = [e and not s and k not in dropped for k, (e, s) in enumerate(zip(eligible, superseded))]
 
     # contradictions: fields and versions from the raw values, text ones from the texts' signals
@@ -116,8 +119,11 @@ def raw_problem(cands, reqs, weights=None, *, hard_conflict_severity=1.0) -> Raw
                 version_pairs.add((i, j))
             if sev > 0:
                 conflicts[(i, j)] = sev
+    structural = set(conflicts)
     for (i, j), sev in text.contradictions.as_dict().items():
-        conflicts[(i, j)] = max(conflicts.get((i, j), 0.0), sev)
+        if (i, j) not in free:
+            conflicts[(i, j)] = max(conflicts.get((i, j), 0.0), sev)
+    everything = structural | set(text.contradictions.as_dict())
     hard = {p for p, sev in conflicts.items() if sev >= hard_conflict_severity - 1e-12} | version_pairs
 
     # the objective
@@ -145,7 +151,7 @@ def raw_problem(cands, reqs, weights=None, *, hard_conflict_severity=1.0) -> Raw
         else dict(max_per_source or {}),
         max_chunks=reqs.get("max_chunks"), aspects=dict(reqs.get("required_aspects", {})), coverage_weight=w["coverage"],
         covers=[set(c.get("aspects", [])) for c in cands], value=value, penalty=penalty, conflicts=conflicts,
-        hard=hard, groups=[[int(k) for k in g] for g in text.duplicate_groups()],
+        gate_conflicts=everything if reqs.get("contradictions") == "all" else structural, hard=hard, groups=[[int(k) for k in g] for g in text.duplicate_groups()],
         relevance=[c["relevance"] for c in cands], freshness=freshness, valid=valid,
         gate={**GATE_DEFAULTS, **reqs.get("gate", {})},
     )
@@ -223,7 +229,7 @@ def naive_feasible(p: RawProblem, X, *, gate_on, sources_on, ceiling=None):
             phi = np.where(X @ r > 0, (X @ (r * f)) / (X @ r), (X @ f) / np.maximum(count, 1))
         ok &= phi >= gate["min_freshness"] - EPS
         conflicting = np.zeros(len(X))
-        for i, j in p.conflicts:
+        for i, j in p.gate_conflicts:
             conflicting += X[:, i] & X[:, j]
         ok &= conflicting <= gate["max_contradiction_density"] * count * (count - 1) / 2 + EPS
         if gate["max_stale_risk"] is not None:

@@ -44,7 +44,8 @@ def test_copies_in_one_document_count_once():
 def test_even_split_is_unresolved():
     cands = [chunk("a", "3,559", 0.8, "d1"), chunk("b", "10,000", 0.8, "d2"),
              {"id": "c", "source": "s", "tokens": 20, "relevance": 0.3, "text": "Unrelated weather notes."}]
-    sel = ctxselect.select(cands, {"token_budget": 200})
+    assert sorted(ctxselect.select(cands, {"token_budget": 200}).ids) == ["a", "b", "c"]  # the default: keep_both
+    sel = ctxselect.select(cands, {"token_budget": 200}, on_unresolved="drop_both")
     assert sel.ids == ["c"]  # neither side is corroborated: both are left out
     assert sel.excluded["a"] == ("unresolved conflict with `b`: '3,559 people' (1 supporting chunk(s)) vs "
                                  "'10,000 people' (1 supporting chunk(s)), an even split; neither side is "
@@ -53,8 +54,8 @@ def test_even_split_is_unresolved():
     from ctxselect.selection.api import prepare
     from ctxselect.selection.corroboration import resolve_conflicts
     problem = prepare(cands, {"token_budget": 200})
-    kept = resolve_conflicts(problem.packed, problem.signals, problem.packed.admissible, drop_unresolved=False)
-    assert list(kept.unresolved) == [(0, 1)] and not kept.losers
+    kept = resolve_conflicts(problem.packed, problem.signals, problem.packed.admissible, on_unresolved="keep_both")
+    assert [(c.i, c.j, c.outcome) for c in kept.conflicts] == [(0, 1, "both kept")] and not kept.losers
 
 
 def test_inspect_lists_free_text_conflicts():
@@ -111,3 +112,72 @@ def test_an_older_version_is_superseded_whenever_a_newer_one_is_eligible():
     superseded = "superseded by `v2` (a newer version of the same document)"
     assert outcomes == [(order, method, ["v2"], superseded)
                         for order in [(2, 0, 1), (0, 1, 2)] for method in ("greedy", "optimal")]
+
+
+# -- unresolved conflicts: never silently gone ------------------------------------------------------
+
+EVEN = [chunk("a", "3,559", 0.8, "d1"), chunk("b", "10,000", 0.7, "d2", source="wire"),
+        {"id": "c", "source": "s", "tokens": 20, "relevance": 0.3, "text": "Unrelated weather notes."}]
+
+
+@pytest.mark.parametrize("option,ids,outcome", [
+    ("drop_both", ["c"], "both left out"),
+    ("keep_stronger", ["a", "c"], "kept the stronger side"),
+    ("keep_both", ["a", "b", "c"], "both kept"),
+])
+def test_each_outcome_of_an_even_split_is_listed_with_both_values(option, ids, outcome):
+    sel = ctxselect.select(EVEN, {"token_budget": 200}, on_unresolved=option)
+    assert sorted(sel.ids) == ids
+    assert sel.unresolved == [{"ids": ["a", "b"], "values": ["'3,559 people'", "'10,000 people'"],
+                               "outcome": outcome, "selected": [i for i in ("a", "b") if i in ids]}]
+    assert sel.to_dict()["unresolved"] == sel.unresolved
+
+
+def test_keep_stronger_says_why_the_weaker_side_went():
+    sel = ctxselect.select(EVEN, {"token_budget": 200}, on_unresolved="keep_stronger")
+    assert sel.excluded["b"].endswith("an even split; the stronger side is kept (support 0.8 vs 0.7)")
+
+
+@pytest.mark.parametrize("precedence,winner", [(["wire", "news"], "b"), ({"news": 0.9, "wire": 0.1}, "a"),
+                                               (["wire"], "b")])
+def test_source_precedence_decides_an_even_split_before_anything_is_dropped(precedence, winner):
+    for option in ("drop_both", "keep_stronger", "keep_both"):
+        sel = ctxselect.select(EVEN, {"token_budget": 200, "source_precedence": precedence}, on_unresolved=option)
+        assert winner in sel.ids and ({"a", "b"} - {winner}).isdisjoint(sel.ids), option
+        assert sel.unresolved[0]["outcome"] == "source precedence"
+        loser = ({"a", "b"} - {winner}).pop()
+        assert "source precedence: `" in sel.excluded[loser]
+
+
+def test_two_policy_versions_without_timestamps_or_doc_ids_are_listed():
+    """Two near-duplicate policy texts that differ in one number, no doc_id, no timestamp: an even
+    split the assembler is told about, whatever the outcome."""
+    text = "Refunds for annual plans are accepted within {d} days of purchase, through the billing page."
+    cands = [{"id": "old", "source": "help", "tokens": 20, "relevance": 0.8, "text": text.format(d=14)},
+             {"id": "new", "source": "help", "tokens": 20, "relevance": 0.8, "text": text.format(d=30)}]
+    for option in ("drop_both", "keep_stronger", "keep_both"):
+        sel = ctxselect.select(cands, {"token_budget": 100}, on_unresolved=option)
+        assert [u["ids"] for u in sel.unresolved] == [["old", "new"]], option
+        assert sel.unresolved[0]["values"] in (["14", "30"], ["'14 days'", "'30 days'"])
+        if sel.ids == []:
+            assert sel.status == "empty" and "2 admissible candidate(s) fit the budget" in sel.status_reason
+
+
+def test_an_empty_context_is_never_silent_and_the_diagnosis_is_true():
+    sel = ctxselect.select(EVEN[:2], {"token_budget": 200}, on_unresolved="drop_both")
+    assert sel.ids == [] and sel.status == "empty"
+    assert sel.status_reason.startswith("empty context: 2 admissible candidate(s) fit the budget; left out: "
+                                        "2 sides of a conflict the evidence could not decide")
+    assert "no admissible candidate fits the budget" not in " ".join(sel.infeasible)
+    assert any(line.startswith("no candidate is eligible: of the 2 admissible that fit the budget")
+               for line in sel.infeasible)
+    too_big = [dict(EVEN[2], tokens=500)]
+    sel = ctxselect.select(too_big, {"token_budget": 200})
+    assert sel.ids == [] and sel.status != "empty"  # nothing fits: an honest empty context
+    assert "no admissible candidate fits the budget" in sel.infeasible
+
+
+def test_an_unknown_outcome_lists_the_valid_ones():
+    with pytest.raises(ctxselect.InputError, match="field 'on_unresolved': expected one of drop_both, "
+                                                   "keep_stronger, keep_both, found 'keep'"):
+        ctxselect.select(EVEN, {"token_budget": 200}, on_unresolved="keep")

@@ -19,7 +19,7 @@ def test_infeasible_gate_is_diagnosed():
     text = " | ".join(sel.infeasible)
     assert "no admissible candidate from source `status` (1 required)" in text
     assert "no candidate covers aspect `availability`" in text
-    assert "freshness 0.95 is out of reach: the freshest admissible set reaches 0.89" in text
+    assert "freshness 0.95 is out of reach: the freshest eligible set reaches 0.89" in text
     assert "s1" not in sel.ids and sel.excluded["s1"].startswith("inadmissible")
     assert not sel.report.passed
 
