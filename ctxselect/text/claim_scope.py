@@ -7,9 +7,10 @@ in what the sentence is about. A :class:`ClaimScope` holds what separates them:
 - ``document``: the chunk's title (and section, when given), normalised — the entity a page is about;
 - ``subject``: the names of the claim's sentence, and of the sentence before when it has none or
   opens with a pronoun or a definite common noun ("The outlet is licensed ...", "Its population")
-  (words with a capital letter, not stopwords, months, weekdays, label words or codes with a
-  digit): "basic", "pro", "herman";
-- ``time``: years, decades, fiscal years and quarters ("2018", "1990s", "fy2023", "q3");
+  (words with a capital letter, not stopwords, months, weekdays, label words, quarters or
+  versions): "basic", "pro", "herman", "u17";
+- ``time``: years, decades, fiscal years, quarters and months ("2018", "1990s", "fy2023", "q3",
+  "mar");
 - ``labels``: identifiers — a label word and its number or numeral ("part 2", "volume 1",
   "number 0", "topic 0", "version 2.1", "part ii"), a numeral after a name ("war ii"), an ordinal
   ("1st", "15th");
@@ -79,6 +80,8 @@ _YEAR = re.compile(r"(?<![\w.,$€£¥])((?:1[5-9]|20)\d\d)(s\b)?(?!\d|[.,]\d)")
 _FISCAL = re.compile(r"(?<![\w])(?:(q[1-4])|fy\s?'?(\d{2}(?:\d{2})?))\b", re.I)
 _WORD = re.compile(rf"[{LETTERS}][{WORD_CHARACTERS}'\-]*")
 _ROMAN = re.compile(r"[IVXLC]{1,6}")
+_CODE = re.compile(r"(?i)q[1-4]|fy'?\d+|v\d+")  # times and versions, not names ("U17", "A380" are names)
+_MONTH = re.compile(r"(?<![\w'\-])(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)(?:[a-z]*)(?![\w'\-])")
 _NOT_NAMES = {"january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
               "november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct",
               "nov", "dec", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
@@ -192,7 +195,7 @@ def _names(part: str) -> set[str]:
     for w in _WORD.findall(part):
         low = w.lower()
         if (low != w and len(w) > 1 and low not in STOPWORDS and low not in _NOT_NAMES and low not in _LABEL_WORDS
-                and not _ROMAN.fullmatch(w) and not any(ch.isdigit() for ch in w)):
+                and not _ROMAN.fullmatch(w) and not _CODE.fullmatch(w)):
             out.add(low)
     return out
 
@@ -211,6 +214,7 @@ def _labels(part: str) -> set[str]:
 
 def _times(part: str) -> set[str]:
     out = {m.group(1) + (m.group(2) or "") for m in _YEAR.finditer(part)}
+    out |= {m.group(1).lower() for m in _MONTH.finditer(part) if m.group(0).lower() in _NOT_NAMES}
     for m in _FISCAL.finditer(part):
         if m.group(1):
             out.add(m.group(1).lower())

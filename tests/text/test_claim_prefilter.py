@@ -103,7 +103,7 @@ def test_the_drawn_sets_do_join():
     from tests.text.claim_texts import seeded_fact_text
 
     rng = random.Random(3)
-    sets = [[seeded_fact_text(rng, 6) for _ in range(8)] for _ in range(40)]
+    sets = [[seeded_fact_text(rng, 6) for _ in range(8)] for _ in range(60)]  # scopes make fewer sets conflict
     joined = [find_claim_conflicts(texts) for texts in sets]
     assert sum(bool(c) for c, _ in joined) >= 5 and sum(bool(a) for _, a in joined) >= 5
     for texts, result in zip(sets, joined):

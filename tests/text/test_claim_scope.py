@@ -145,3 +145,28 @@ def test_titles_change_nothing_of_the_prefilter():
         texts = [tier_page(rng.choice(["Pro", "Basic"]), rng.choice([10, 25]), rng.choice([5, 20])) for _ in range(6)]
         titles = [rng.choice(["Pro plan", "Basic plan", None, ("Plans", "Pro")]) for _ in texts]
         assert find_claim_conflicts(texts, titles=titles) == naive_find_claim_conflicts(texts, titles=titles)
+
+
+def test_subjects_carried_from_the_sentence_before():
+    stations = [f"{call} is a radio station in the Midlands. The outlet is licensed by the Federal Communications "
+                f"Commission (FCC) to broadcast at {f} MHz with an ERP of 20 kW." for call, f in
+                [("WXBT", "106.2"), ("WWDM", "105.5")]]
+    assert pairs(stations) == []  # "The outlet" is the station named the sentence before
+    assert pairs([stations[0], stations[0].replace("106.2", "101.1")]) == [(0, 1)]
+    seasons = ["Gasly recorded four more points finishes during the season, including a 7th-place finish in Monaco. "
+               "He ended the season in 15th place in the championship with 29 points.",
+               "Gasly qualified in 7th place in Brazil. He finished the season in 7th place in the championship "
+               "with 95 points."]
+    assert pairs(seasons) == []  # the sentence's own ordinal (15th, 7th), not one carried from before
+
+
+def test_months_and_coded_names_are_scope():
+    rain = [f"Weather summary: in {m} the city recorded {mm} millimetres of rain, well above the average."
+            for m, mm in [("January", 62), ("July", 21)]]
+    assert pairs(rain) == [] and pairs([rain[1], rain[1].replace("21", "25")]) == [(0, 1)]
+    squads = [f"Tournament squads. The {s} squad for the summer tournament lists {n} players and 5 coaches."
+              for s, n in [("U17", 21), ("U21", 27)]]
+    assert pairs(squads) == []
+    quarters = [f"Earnings release. The company reported total revenue of {r} million dollars for {q} 2023."
+                for q, r in [("Q1", 172), ("Q3", 646)]]
+    assert pairs(quarters) == []
