@@ -181,6 +181,8 @@ def build_instance(d, n_min: int = 1, n_max: int = 12, gate_loose: bool | None =
         reqs["max_chunks"] = d.integer(1, 4)
     weights = {"relevance": d.uniform(0.5, 2), "coverage": d.uniform(0, 2), "redundancy": d.uniform(0, 2),
                "contradiction": d.uniform(0, 2), "tokens": d.uniform(0, 0.5)}
+    if d.chance(0.4):  # drawn last: the draws before it make the same instances as before
+        reqs["freshness_fallback"] = "closest"
     return cands, reqs, weights
 
 

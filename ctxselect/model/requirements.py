@@ -181,6 +181,9 @@ REQUIREMENT_PARAMETERS: dict[str, tuple[Callable[[Any, str], Any], Any, str]] = 
                        "what the gate's contradiction density counts: fields (conflict fields and versions, "
                        "article 000's definition) or all (free-text claims and near-duplicates whose numbers "
                        "differ too); the other kinds are reported beside it"),
+    "freshness_fallback": (_choice("drop", "closest"), "drop",
+                           "when no selection meeting the gate's other conditions reaches min_freshness: drop "
+                           "the floor, or lower it to the freshest those selections can reach"),
     "source_precedence": (_source_precedence, {},
                           "which source wins a conflict evidence cannot decide: a list, most trusted first, "
                           "or source -> trust weight"),
@@ -215,6 +218,7 @@ class Requirements:
     source_decay: Mapping[str, float] = field(default_factory=dict)
     missing_timestamp: str = "fresh"
     contradictions: str = "fields"
+    freshness_fallback: str = "drop"
     source_precedence: Mapping[str, float] = field(default_factory=dict)
     gate: GateThresholds = field(default_factory=GateThresholds)
     weights: Mapping[str, float] = field(default_factory=dict)

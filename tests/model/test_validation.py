@@ -276,6 +276,8 @@ API_CASES = [
      ["field 'version_conflicts'", "expected true or false", "found 'yes'"]),
     ("version conflict severity zero", _select(reqs=_reqs(version_conflict_severity=0)),
      ["field 'version_conflict_severity'", "(0, 1]"]),
+    ("freshness fallback unknown", _select(reqs=_reqs(freshness_fallback="keep")),
+     ["field 'freshness_fallback'", "expected one of drop, closest", "found 'keep'"]),
     ("contradictions unknown", _select(reqs=_reqs(contradictions="claims")),
      ["field 'contradictions'", "expected one of fields, all", "found 'claims'"]),
     ("source precedence trust negative", _select(reqs=_reqs(source_precedence={"wiki": -1})),

@@ -22,7 +22,7 @@ documents and versions; and the chunks that corroboration drops for a claim or d
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -38,6 +38,7 @@ WEIGHT_DEFAULTS = {"relevance": 1.0, "coverage": 1.0, "redundancy": 1.0, "contra
                    "sharpen": 4.0, "relative_freshness": 1.0}
 CORROBORATION_REASONS = ("contradicted by ", "unresolved conflict with ")
 EPS = 1e-9
+FRESHNESS_SLACK = 1e-6  # the lowered floor sits this far below the best freshness (the library's too)
 
 
 @dataclass
@@ -60,6 +61,7 @@ class RawProblem:
     penalty: dict          # (i, j) -> w_red·s + w_con·σ, only pairs with a positive penalty
     conflicts: dict        # (i, j) -> σ > 0 (every kind)
     gate_conflicts: set    # the pairs κ counts: fields and versions, or every kind with contradictions="all"
+    freshness_fallback: str  # "closest": an unreachable freshness floor is lowered to the freshest reachable
     hard: set              # pairs never selected together
     groups: list           # near-duplicate groups: at most one member each
     relevance: list
@@ -151,7 +153,8 @@ def raw_problem(cands, reqs, weights=None, *, hard_conflict_severity=1.0) -> Raw
         else dict(max_per_source or {}),
         max_chunks=reqs.get("max_chunks"), aspects=dict(reqs.get("required_aspects", {})), coverage_weight=w["coverage"],
         covers=[set(c.get("aspects", [])) for c in cands], value=value, penalty=penalty, conflicts=conflicts,
-        gate_conflicts=everything if reqs.get("contradictions") == "all" else structural, hard=hard, groups=[[int(k) for k in g] for g in text.duplicate_groups()],
+        gate_conflicts=everything if reqs.get("contradictions") == "all" else structural, hard=hard,
+        freshness_fallback=reqs.get("freshness_fallback", "drop"), groups=[[int(k) for k in g] for g in text.duplicate_groups()],
         relevance=[c["relevance"] for c in cands], freshness=freshness, valid=valid,
         gate={**GATE_DEFAULTS, **reqs.get("gate", {})},
     )
@@ -193,6 +196,14 @@ def naive_source_floor(p: RawProblem) -> dict:
     return floor
 
 
+def naive_phi(p: RawProblem, X):
+    """Relevance-weighted freshness of each row of X (the plain mean when its relevances are 0)."""
+    r, f = np.array(p.relevance), np.array(p.freshness)
+    count = X.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(X @ r > 0, (X @ (r * f)) / (X @ r), (X @ f) / np.maximum(count, 1))
+
+
 def naive_feasible(p: RawProblem, X, *, gate_on, sources_on, ceiling=None):
     """Which rows of X meet the hard constraints, and the gate and source minimums when asked
     (``sources_on="best_effort"``: the minimums of :func:`naive_source_floor`; ``ceiling``: the
@@ -224,10 +235,7 @@ def naive_feasible(p: RawProblem, X, *, gate_on, sources_on, ceiling=None):
         ok &= count >= 1
         if p.aspects:
             ok &= _covered_weight(p, X) >= gate["min_coverage"] * sum(p.aspects.values()) - EPS
-        r, f = np.array(p.relevance), np.array(p.freshness)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            phi = np.where(X @ r > 0, (X @ (r * f)) / (X @ r), (X @ f) / np.maximum(count, 1))
-        ok &= phi >= gate["min_freshness"] - EPS
+        ok &= naive_phi(p, X) >= gate["min_freshness"] - EPS
         conflicting = np.zeros(len(X))
         for i, j in p.gate_conflicts:
             conflicting += X[:, i] & X[:, j]
@@ -253,6 +261,13 @@ def brute_force(p: RawProblem, *, enforce_gate=True):
         ok = naive_feasible(p, X, gate_on=gate_on, sources_on=sources_on, ceiling=enforce_gate)
         if ok.any():
             return float(objective[ok].max()), relaxed, (X, ok, objective)
+        if name == "gate" and p.freshness_fallback == "closest" and p.gate["min_freshness"] > 0:
+            ok = naive_feasible(replace(p, gate={**p.gate, "min_freshness": 0.0}), X, gate_on=True, sources_on=True,
+                                ceiling=enforce_gate)
+            if ok.any():
+                phi = naive_phi(p, X)
+                ok &= phi >= phi[ok].max() - FRESHNESS_SLACK
+                return float(objective[ok].max()), ["gate"], (X, ok, objective)
         if name != "best_effort":
             relaxed.append("gate" if name == "gate" else "sources")
     raise AssertionError("the empty set is always feasible")

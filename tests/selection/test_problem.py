@@ -53,6 +53,12 @@ def test_relative_freshness_keeps_old_but_equal_candidates():
     absolute = ctxselect.select(cands, reqs, weights={"relative_freshness": 0})
     assert absolute.ids == []  # every value is below the token cost
     assert any("freshness" in line for line in sel.infeasible)
+    # with freshness_fallback="closest" the gate's other conditions (a non-empty context, 10 % of
+    # the budget) still hold: only the freshness floor is lowered, to what can be reached
+    closest = ctxselect.select(cands, dict(reqs, freshness_fallback="closest"), weights={"relative_freshness": 0})
+    assert len(closest.ids) == 1 and closest.relaxed == ["gate"]
+    assert any(line.startswith("freshness 0.70 cannot be met with the gate's other conditions: the floor is "
+                               "lowered to 0.000") for line in closest.infeasible)
 
 
 

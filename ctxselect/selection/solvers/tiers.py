@@ -13,6 +13,7 @@ from ctxselect.selection.constraints import violations
 from ctxselect.selection.diagnosis import diagnose
 from ctxselect.selection.problem import Problem, score
 from ctxselect.selection.solvers.cpsat import solve_optimal
+from ctxselect.selection.solvers.freshness import FRESHNESS_SLACK, closest_freshness, with_freshness_floor
 from ctxselect.selection.solvers.registry import BASELINES, Method
 
 __all__ = ["run_optimal"]
@@ -110,12 +111,47 @@ def run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core
                              (f"{overrun}; CP-SAT found no selection in a grace of {remaining:.2g} s" if late
                               else f"time limit of {time_limit:g} s reached before CP-SAT found a selection")
                              + "; the best baseline is returned")
-        # infeasible: say why, then drop this tier
+        # infeasible: say why, then keep what can be kept of it, or drop it
         if not info["infeasible"]:
             info["infeasible"] = diagnose(problem, enforce_gate=gate_on)
+        reqs = problem.packed.requirements
+        if name == "gate" and reqs.freshness_fallback == "closest" and reqs.gate.min_freshness > 0:
+            kept = _closest_freshness_tier(problem, hint, deadline, core_size, exact_up_to, enforce_gate, info, timings)
+            if kept is not None:
+                return kept, info
         if name != "best_effort":  # "sources" is already listed
             info["relaxed"].append("gate" if name == "gate" else "sources")
     raise AssertionError("the hard constraints alone are always satisfiable (the empty selection)")
+
+
+def _closest_freshness_tier(problem: Problem, hint, deadline: float, core_size: int, exact_up_to: int,
+                            ceiling: bool, info: dict, timings: dict) -> np.ndarray | None:
+    """The gate kept with its freshness floor lowered to the closest feasible φ*
+    (:mod:`ctxselect.selection.solvers.freshness`), or None when the gate's other conditions
+    cannot be met either (the gate is then dropped whole)."""
+    started = time.perf_counter()
+    found = closest_freshness(problem, deadline=deadline, core_size=core_size, exact_up_to=exact_up_to,
+                              ceiling=ceiling)
+    floor = problem.packed.requirements.gate.min_freshness
+    if found is None or found[0] >= floor:
+        timings["freshness"] = time.perf_counter() - started
+        return None
+    phi, proven = found
+    lowered = with_freshness_floor(problem, phi - FRESHNESS_SLACK)
+    result = solve_optimal(lowered, enforce_gate=True, enforce_sources=True, hint=hint,
+                           time_limit=max(deadline - time.perf_counter(), 0.01), core_size=core_size,
+                           exact_up_to=exact_up_to, ceiling=ceiling)
+    timings["freshness"] = time.perf_counter() - started
+    if result.status not in ("optimal", "feasible") or violations(lowered, result.mask, ceiling=ceiling):
+        return None
+    info["relaxed"].append("gate")
+    info["infeasible"].append(
+        f"freshness {floor:.2f} cannot be met with the gate's other conditions: the floor is lowered to "
+        f"{phi:.3f}, the freshest {'a selection meeting them can reach' if proven else 'found in the time limit'}")
+    info.update(status=result.status, bound=result.bound, gate_on=False,
+                reason="proven optimal under the lowered freshness floor" if result.status == "optimal" else
+                "not proven optimal under the lowered freshness floor (time limit, or solved on a core)")
+    return result.mask
 
 
 def _best_effort_notes(problem: Problem) -> list[str]:

@@ -74,3 +74,16 @@ def test_without_gate_no_baseline_beats_optimal(seed):
         other = ctxselect.select(cands, reqs, method=method, weights=weights)
         assert naive_feasible(twin, mask_of(twin, other.ids)[None, :], gate_on=False, sources_on=False)[0], method
         assert other.objective <= sel.objective + 1e-6, method
+
+
+@pytest.mark.parametrize("seed", range(300, 340))
+def test_closest_freshness_matches_brute_force(seed):
+    """An unreachable freshness floor with freshness_fallback="closest": the twin lowers it to the
+    freshest subset meeting everything else, by enumeration; the library by Dinkelbach steps."""
+    cands, reqs, weights = random_instance(seed, gate_loose=False)
+    reqs = dict(reqs, freshness_fallback="closest", gate=dict(reqs["gate"], min_freshness=0.999))
+    twin = raw_problem(cands, reqs, weights)
+    best, relaxed, _ = brute_force(twin)
+    sel = ctxselect.select(cands, reqs, weights=weights, time_limit=10.0)
+    assert sel.relaxed == relaxed
+    assert sel.objective == pytest.approx(best, abs=1e-4), sel.infeasible

@@ -168,3 +168,37 @@ def test_a_near_duplicate_cluster_counts_once_toward_what_a_source_can_give():
     sel = ctxselect.select(cands, reqs)
     assert len([i for i in sel.ids if i.startswith("a")]) == 1  # three copies give one chunk
     assert any("at least 1 of the 5 required chunks" in line for line in sel.infeasible), sel.infeasible
+
+
+DAY = 86400
+NOW = 1_790_000_000
+
+
+def _desk():
+    return [{"id": "howto", "source": "kb", "relevance": 0.9, "tokens": 30, "timestamp": NOW - 47 * DAY,
+             "text": "How to reset a password from the account page"},
+            {"id": "news", "source": "blog", "relevance": 0.5, "tokens": 30, "timestamp": NOW - 2 * DAY,
+             "text": "Release notes for the new billing dashboard"},
+            {"id": "old", "source": "kb", "relevance": 0.7, "tokens": 30, "timestamp": NOW - 400 * DAY,
+             "text": "Legacy admin console guide for teams"}]
+
+
+def test_an_unreachable_freshness_floor_is_lowered_to_the_closest_reachable_not_dropped():
+    """A year later no selection reaches φ ≥ 0.70: the gate stays with its floor at the freshest
+    reachable φ, so older data never brings back what the floor excluded (it did: the floor was
+    dropped whole and all three chunks came back, as it still does with the default "drop")."""
+    now = ctxselect.select(_desk(), {"token_budget": 200, "now": NOW})
+    assert sorted(now.ids) == ["howto", "news"] and now.relaxed == []
+    later = ctxselect.select(_desk(), {"token_budget": 200, "now": NOW + 365 * DAY, "freshness_fallback": "closest"})
+    assert set(later.ids) <= set(now.ids) and later.relaxed == ["gate"]
+    assert any("the floor is lowered to 0.025, the freshest a selection meeting them can reach" in line
+               for line in later.infeasible), later.infeasible
+    dropped = ctxselect.select(_desk(), {"token_budget": 200, "now": NOW + 365 * DAY})
+    assert sorted(dropped.ids) == ["howto", "news", "old"] and dropped.relaxed == ["gate"]
+    assert any(line.startswith("freshness 0.70 is out of reach") for line in dropped.infeasible)
+
+
+def test_a_timeless_source_keeps_its_how_tos():
+    reqs = {"token_budget": 200, "now": NOW + 365 * DAY, "source_decay": {"kb": 0}}
+    sel = ctxselect.select(_desk(), reqs)
+    assert sorted(sel.ids) == ["howto", "news", "old"] and sel.relaxed == [] and sel.report.passed
