@@ -68,7 +68,8 @@ class GateThresholds:
             object.__setattr__(self, name, validator(getattr(self, name), f"gate.{name}"))
         if self.min_token_utilization > self.utilization_ceiling:
             raise InputError(field="gate.max_token_utilization",
-                             expected=f"a value >= min_token_utilization ({self.min_token_utilization:g})",
+                             expected=f"a value >= min_token_utilization ({self.min_token_utilization:g}); "
+                                      "unset, the ceiling is 0.9",
                              found=self.utilization_ceiling)
 
     @property
@@ -179,8 +180,8 @@ REQUIREMENT_PARAMETERS: dict[str, tuple[Callable[[Any, str], Any], Any, str]] = 
                           "freshness of a chunk without timestamp: fresh = 1, stale = 0"),
     "contradictions": (_choice("fields", "all"), "fields",
                        "what the gate's contradiction density counts: fields (conflict fields and versions, "
-                       "article 000's definition) or all (free-text claims and near-duplicates whose numbers "
-                       "differ too); the other kinds are reported beside it"),
+                       "article 000's definition) or all (free-text claim conflicts too, which fields lists "
+                       "beside it)"),
     "freshness_fallback": (_choice("drop", "closest"), "drop",
                            "when no selection meeting the gate's other conditions reaches min_freshness: drop "
                            "the floor, or lower it to the freshest those selections can reach"),

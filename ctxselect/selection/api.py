@@ -44,8 +44,9 @@ class Selection:
     status : str
         ``optimal`` (proven), ``feasible`` (not proven: time limit, or solved on a core of the
         candidates), ``fallback`` (the solver found nothing in time: the best baseline is
-        returned), ``baseline``, or ``empty`` (nothing selected although admissible candidates
-        fit the budget; the reason says why).
+        returned), ``baseline``, or ``empty`` (nothing is selected: the reason counts why each
+        candidate was left out, then gives the status the selector reached, e.g. "(optimal: proven
+        optimal)").
     status_reason : str
     report : QualityReport
         The quality vector and gate of the selection.
@@ -335,9 +336,8 @@ def select(
         infeasible = infeasible + [f"the selection returned does not meet {f.condition}: {f.message}"
                                    for f in report.failures]
     excluded = exclusion_reasons(problem, mask, enforce_gate=gate_on, notes=notes, ceiling=info.get("ceiling", False))
-    empty = None if mask.any() else empty_reason(problem)
-    if empty is not None:  # never silently: the status says so, the reason says why
-        status, reason = "empty", f"{empty} ({status}: {reason})"
+    if not mask.any():  # never silently: the status says so, the reason counts why
+        status, reason = "empty", f"{empty_reason(problem.n, excluded)} ({status}: {reason})"
     ended = time.perf_counter()
     timings.update(report=ended - finishing, total=ended - started)
     return Selection(

@@ -131,14 +131,12 @@ def hard_violations(problem: Problem, mask: np.ndarray, *, ceiling: bool = False
     return out
 
 
-def source_violations(problem: Problem, mask: np.ndarray, *, best_effort: bool = False) -> list[str]:
-    """The source minimums ``mask`` does not meet (``best_effort``: as capped by
-    :meth:`Problem.source_need`)."""
+def source_violations(problem: Problem, mask: np.ndarray) -> list[str]:
+    """The source minimums ``mask`` does not meet."""
     packed = problem.packed
     counts = np.bincount(packed.source[mask], minlength=len(packed.source_names))
-    need = problem.source_need(best_effort)
-    return [f"source `{name}` has {counts[k]} of {need[k]} required chunks"
-            for k, name in enumerate(packed.source_names) if counts[k] < need[k]]
+    return [f"source `{name}` has {counts[k]} of {packed.source_min[k]} required chunks"
+            for k, name in enumerate(packed.source_names) if counts[k] < packed.source_min[k]]
 
 
 def gate_violations(problem: Problem, mask: np.ndarray) -> list[str]:
@@ -156,14 +154,13 @@ def gate_violations(problem: Problem, mask: np.ndarray) -> list[str]:
 
 
 def violations(problem: Problem, mask: np.ndarray, *, enforce_gate: bool = True,
-               enforce_sources: bool = True, ceiling: bool | None = None,
-               best_effort_sources: bool = False) -> list[str]:
+               enforce_sources: bool = True, ceiling: bool | None = None) -> list[str]:
     """Every constraint of the optimizer's model that the selection ``mask`` breaks (``ceiling``:
     the gate's utilization ceiling; default: with the gate)."""
     mask = np.asarray(mask, dtype=bool)
     out = hard_violations(problem, mask, ceiling=enforce_gate if ceiling is None else ceiling)
     if enforce_sources:
-        out += source_violations(problem, mask, best_effort=best_effort_sources)
+        out += source_violations(problem, mask)
     if enforce_gate:
         out += [v for v in gate_violations(problem, mask) if v not in out]
     return out

@@ -57,7 +57,8 @@ class UnresolvedConflict:
     values : tuple of str
         What each states, quoted (withheld as "a stated figure" for a chunk outside the scopes).
     outcome : str
-        "both left out", "kept the stronger side", "both kept" or "source precedence".
+        "both left out", "kept the stronger side", "both eligible" (both may be selected; the
+        selection says whether they were) or "source precedence".
     kept : tuple of int
         The positions still eligible after the decision.
     """
@@ -79,7 +80,7 @@ class Resolution:
     def left_free(self, n: int, pairs) -> np.ndarray:
         """Which of ``pairs`` (ContradictionPairs over n chunks) are free-text conflicts (claims,
         drift, nothing else) that ``keep_both`` left free: neither forbidden nor penalised."""
-        kept = {(c.i, c.j) for c in self.conflicts if c.outcome == "both kept"}
+        kept = {(c.i, c.j) for c in self.conflicts if c.outcome == "both eligible"}
         if not kept:
             return np.zeros(len(pairs), dtype=bool)
         keys = np.array(sorted(a * n + b for a, b in kept), dtype=np.int64)
@@ -163,7 +164,10 @@ def _decide(packed: PackedCandidates, weight: np.ndarray, out: Resolution, pair:
     elif w_j >= MARGIN * w_i and docs_j >= docs_i:
         winner, win, lose, win_value, lose_value = j, side_j, side_i, v_j, v_i
     else:
-        _even_split(packed, out, pair, (side_i, side_j), (w_i, w_j), (v_i, v_j), withheld, on_unresolved, what)
+        if eligible is None or (eligible[i] and eligible[j]):  # a pair with a chunk the caller may not
+            # see, or that is out for another reason, is no disagreement the context can hold: the
+            # eligible chunks' own pairs are decided and listed instead
+            _even_split(packed, out, pair, (side_i, side_j), (w_i, w_j), (v_i, v_j), withheld, on_unresolved, what)
         return
     for k in lose:
         out.losers.setdefault(k, f"contradicted by `{ids[winner]}`: {'a near-duplicate ' if what else ''}states "
@@ -187,7 +191,7 @@ def _even_split(packed, out: Resolution, pair, sides, support, values, withheld,
         why = f"the stronger side is kept (support {support[keep]:.3g} vs {support[1 - keep]:.3g})"
         outcome = "kept the stronger side"
     elif on_unresolved is OnUnresolved.KEEP_BOTH:
-        out.conflicts.append(UnresolvedConflict(i, j, values, "both kept", (i, j)))
+        out.conflicts.append(UnresolvedConflict(i, j, values, "both eligible", (i, j)))
         return
     else:
         for side, other in ((sides[0], j), (sides[1], i)):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from ctxselect._config import TOLERANCE
@@ -45,11 +47,16 @@ def diagnose(problem: Problem, *, enforce_gate: bool) -> list[str]:
     if not enforce_gate:
         return out or ["the required sources cannot all be met within the budget and hard constraints"]
 
-    if not eligible.any():
-        fits = packed.admissible & (packed.tokens <= packed.budget)
-        out.append("no admissible candidate fits the budget" if not fits.any() else
-                   f"no candidate is eligible: of the {int(fits.sum())} admissible that fit the budget, "
-                   + _left_out(problem, fits))
+    capacity = problem.capacity(True)
+    fits = packed.admissible & (packed.tokens <= packed.budget)
+    if not fits.any():
+        out.append("no admissible candidate fits the budget")
+    elif not eligible.any():
+        out.append(f"no candidate is eligible: of the {int(fits.sum())} admissible that fit the budget, "
+                   + tally(problem.ineligible_reason.get(k, "") for k in np.flatnonzero(fits).tolist()))
+    elif not (eligible & (packed.tokens <= capacity)).any():
+        out.append(f"no eligible candidate fits under the gate's utilization ceiling ({capacity} of the "
+                   f"{packed.budget}-token budget)")
     n_required = problem.n_required
     if n_required and gate.min_coverage > 0:
         names = packed.aspect_names[:n_required]
@@ -80,33 +87,23 @@ def diagnose(problem: Problem, *, enforce_gate: bool) -> list[str]:
     return out
 
 
-#: Why a chunk that is admissible and fits the budget was not eligible, by the start of its reason.
-_LEFT_OUT = {"contradicted by": "contradicted by better-supported chunks",
-             "unresolved conflict": "sides of a conflict the evidence could not decide",
-             "superseded by": "older versions", "stale:": "outside their validity window"}
+
+_HEAD = re.compile(r"[^:`(]*")
+_TRAILING = re.compile(r"\s+(with|of|by|than|to|from)$")
 
 
-def _left_out(problem: Problem, fits: np.ndarray) -> str:
-    """How many of the candidates ``fits`` each eligibility rule left out, e.g. "2 sides of a
-    conflict the evidence could not decide; 1 older versions"."""
+def tally(reasons) -> str:
+    """Reasons counted by their head: "unresolved conflict (2); does not fit (1)" — the words
+    before the first colon, backtick or parenthesis, without a trailing preposition."""
     counts: dict[str, int] = {}
-    for k in np.flatnonzero(fits & ~problem.eligible).tolist():
-        why = problem.ineligible_reason.get(k, "")
-        label = next((v for prefix, v in _LEFT_OUT.items() if why.startswith(prefix)), "left out otherwise")
-        counts[label] = counts.get(label, 0) + 1
-    return "; ".join(f"{count} {label}" for label, count in counts.items())
+    for reason in reasons:
+        head = _TRAILING.sub("", _HEAD.match(reason).group().strip()) or "left out"
+        counts[head] = counts.get(head, 0) + 1
+    return "; ".join(f"{head} ({count})" for head, count in counts.items())
 
 
-def empty_reason(problem: Problem) -> str | None:
-    """Why a selection is empty although admissible candidates fit the budget (None when none
-    does): how many of them each rule left out, and how many eligible ones add no value."""
-    packed = problem.packed
-    fits = packed.admissible & (packed.tokens <= packed.budget)
-    if not fits.any():
-        return None
-    parts = [_left_out(problem, fits)] if (fits & ~problem.eligible).any() else []
-    rest = int((fits & problem.eligible).sum())
-    if rest:
-        parts.append(f"{rest} eligible add no value to the objective")
-    return (f"empty context: {int(fits.sum())} admissible candidate(s) fit the budget; left out: "
-            + "; ".join(parts))
+def empty_reason(n: int, excluded: dict[str, str]) -> str:
+    """What an empty selection says about itself: how many candidates each reason left out."""
+    if n == 0:
+        return "empty context: there is no candidate"
+    return f"empty context: none of the {n} candidate(s) is selected: {tally(excluded.values())}"

@@ -19,7 +19,7 @@ query by :func:`build_problem`: the values, the pair penalties, and the hard con
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any, Mapping
 
 import numpy as np
@@ -171,30 +171,18 @@ class Problem:
         return self.packed.budget
 
     def gate_conflicts(self) -> ContradictionPairs:
-        """The listed conflicts the gate's contradiction density counts: version conflicts and soft
-        field conflicts with the requirements' ``contradictions="fields"`` (article 000's κ; hard
-        fields are per-value codes), every kind with ``"all"`` (free-text claims and near-duplicate
-        drift too)."""
+        """The listed conflicts the gate's contradiction density counts, as ``inspect()`` counts
+        them: version conflicts and soft field conflicts with the requirements'
+        ``contradictions="fields"`` (article 000's κ; hard fields are per-value codes), free-text
+        claim conflicts too with ``"all"``. Near-duplicates whose numbers differ (drift) are never
+        part of κ: corroboration decides them."""
         con = self.conflicts
+        kinds = ConflictKind.FIELD | ConflictKind.VERSION
         if self.packed.requirements.contradictions == "all":
-            return con
-        keep = (con.kind & (ConflictKind.FIELD | ConflictKind.VERSION)) > 0
+            kinds |= ConflictKind.CLAIM
+        keep = (con.kind & kinds) > 0
         return ContradictionPairs(i=con.i[keep], j=con.j[keep], weight=con.weight[keep], kind=con.kind[keep],
                                   superseded=con.superseded[keep])
-
-    def source_need(self, best_effort: bool = False) -> np.ndarray:
-        """Chunks required per source code: the requirements' minimums; ``best_effort``, each capped
-        at what the source can give — its eligible chunks, one per near-duplicate cluster, and its
-        maximum (5 required of a source with 3 eligible: 3)."""
-        need = self.packed.source_min
-        if not best_effort or not need.any():
-            return need
-        cluster = np.arange(self.n)  # a chunk's near-duplicate cluster: one member each can be selected
-        for members in self.groups:
-            cluster[members] = members[0]
-        pairs = np.unique(np.stack([self.packed.source, cluster])[:, self.eligible], axis=1)
-        have = np.bincount(pairs[0], minlength=len(need))
-        return np.minimum(need, np.minimum(have, self.packed.source_max))
 
     def min_tokens(self, enforce_gate: bool) -> int:
         """Tokens a selection must use: ⌈τ_min·B⌉ with the gate enforced, else 0."""
@@ -320,16 +308,21 @@ def build_problem(
     # hard field conflicts stay per-value codes (never both: no pair, no penalty); soft ones are
     # penalties, so their pairs join the listed contradictions
     conflicts = union_contradictions(n, con, field_pairs(packed, soft_fields)) if soft_fields else con
-    free = resolution.left_free(n, conflicts)  # on_unresolved="keep_both": no penalty for these
-    parts = [(red.i, red.j, w.redundancy * red.weight),
-             (conflicts.i, conflicts.j, np.where(free, 0.0, w.contradiction * conflicts.weight))]
+    # on_unresolved="keep_both": these free-text conflicts neither forbid nor cost (a soft field
+    # conflict of the same pair still costs its own severity)
+    free = resolution.left_free(n, con)
+    costed = replace(con, weight=np.where(free, 0.0, con.weight)) if free.any() else con
+    if soft_fields and free.any():
+        costed = union_contradictions(n, costed, field_pairs(packed, soft_fields))
+    elif soft_fields:
+        costed = conflicts
+    parts = [(red.i, red.j, w.redundancy * red.weight), (costed.i, costed.j, w.contradiction * costed.weight)]
     if w.same_document > 0:
         di, dj = _same_document_pairs(packed)
         parts.append((di, dj, np.full(len(di), w.same_document)))
     pair_i, pair_j, pair_penalty = _merge_pair_penalties(n, parts)
 
-    hard = ((con.weight >= hard_conflict_severity - SIMILARITY_EPSILON) | ((con.kind & ConflictKind.VERSION) > 0)) & (
-        ~resolution.left_free(n, con))
+    hard = ((con.weight >= hard_conflict_severity - SIMILARITY_EPSILON) | ((con.kind & ConflictKind.VERSION) > 0)) & ~free
     superseded_by = superseded_versions(signals)
 
     return Problem(

@@ -71,7 +71,7 @@ def test_select_lists_unresolved_conflicts_and_takes_the_outcome(tmp_path):
     dump.write_text(json.dumps(line) + "\n")
     shown = runner.invoke(app, ["select", str(dump)])  # keep_both, the default
     assert shown.exit_code == 0, shown.output
-    assert "sources disagree: `a[b]` states '3,559 people', `b` states '10,000 people' (both kept)" in shown.stdout
+    assert "sources disagree: `a[b]` states '3,559 people', `b` states '10,000 people' (both eligible)" in shown.stdout
     data = json.loads(runner.invoke(app, ["select", str(dump), "--json", "--on-unresolved", "drop_both"]).stdout)["queries"][0]
     assert data["status"] == "empty" and data["unresolved"][0]["outcome"] == "both left out"
     bad = runner.invoke(app, ["select", str(dump), "--on-unresolved", "keep"])

@@ -99,7 +99,7 @@ def raw_problem(cands, reqs, weights=None, *, hard_conflict_severity=1.0) -> Raw
     corroboration = prepare(cands, reqs, weights=weights, hard_conflict_severity=hard_conflict_severity)
     dropped = {k for k, why in corroboration.ineligible_reason.items() if why.startswith(CORROBORATION_REASONS)}
     # on_unresolved="keep_both" (the default): these free-text conflicts neither forbid nor cost
-    free = {(c.i, c.j) for c in corroboration.unresolved if c.outcome == "both kept"}
+    free = {(c.i, c.j) for c in corroboration.unresolved if c.outcome == "both eligible"}
     eligible = [e and not s and k not in dropped for k, (e, s) in enumerate(zip(eligible, superseded))]
 
     # contradictions: fields and versions from the raw values, text ones from the texts' signals
@@ -125,7 +125,9 @@ def raw_problem(cands, reqs, weights=None, *, hard_conflict_severity=1.0) -> Raw
     for (i, j), sev in text.contradictions.as_dict().items():
         if (i, j) not in free:
             conflicts[(i, j)] = max(conflicts.get((i, j), 0.0), sev)
-    everything = structural | set(text.contradictions.as_dict())
+    claimed = {(int(a), int(b)) for a, b, kind in zip(text.contradictions.i, text.contradictions.j,
+                                                      text.contradictions.kind) if kind & 8}  # CLAIM, not drift
+    everything = structural | claimed
     hard = {p for p, sev in conflicts.items() if sev >= hard_conflict_severity - 1e-12} | version_pairs
 
     # the objective
@@ -183,17 +185,13 @@ def naive_objective(p: RawProblem, X):
     return total
 
 
-def naive_source_floor(p: RawProblem) -> dict:
-    """Best-effort minimums: each required count capped at the source's eligible chunks, counting
-    one per near-duplicate group, and at its maximum."""
-    grouped = {k for g in p.groups for k in g}
-    floor = {}
+def naive_sources_met(p: RawProblem, X):
+    """Required chunks each row of X holds: Σ_s min(its chunks from s, the minimum of s)."""
+    met = np.zeros(len(X), dtype=np.int64)
     for source, need in p.source_min.items():
-        members = [k for k in range(p.n) if p.sources[k] == source and p.eligible[k]]
-        have = len([k for k in members if k not in grouped])
-        have += sum(1 for g in p.groups if any(k in members for k in g))
-        floor[source] = min(need, have, p.source_max.get(source, need))
-    return floor
+        members = [k for k in range(p.n) if p.sources[k] == source]
+        met += np.minimum(X[:, members].sum(axis=1), need)
+    return met
 
 
 def naive_phi(p: RawProblem, X):
@@ -206,10 +204,9 @@ def naive_phi(p: RawProblem, X):
 
 def naive_feasible(p: RawProblem, X, *, gate_on, sources_on, ceiling=None):
     """Which rows of X meet the hard constraints, and the gate and source minimums when asked
-    (``sources_on="best_effort"``: the minimums of :func:`naive_source_floor`; ``ceiling``: the
-    gate's utilization ceiling, which select() keeps whenever it enforces the gate; default: with
-    the gate)."""
-    need = naive_source_floor(p) if sources_on == "best_effort" else p.source_min
+    (``ceiling``: the gate's utilization ceiling, which select() keeps whenever it enforces the
+    gate; default: with the gate)."""
+    need = p.source_min
     tokens = np.array(p.tokens, dtype=np.int64)
     ok = ~(X & ~np.array(p.eligible, dtype=bool)).any(axis=1)
     used = X.astype(np.int64) @ tokens
@@ -248,17 +245,19 @@ def naive_feasible(p: RawProblem, X, *, gate_on, sources_on, ceiling=None):
 
 def brute_force(p: RawProblem, *, enforce_gate=True):
     """(best objective, tiers relaxed, (X, feasible rows, objectives)) over every subset, relaxing
-    the gate, then the source minimums (to what each source can give, then whole), as select()
-    does."""
+    the gate, then the source minimums (at best effort: the most required chunks any subset holds,
+    then the best objective among those), as select() does."""
     X = all_subsets(p.n)
     objective = naive_objective(p, X)
-    tiers = [("gate", True, True), ("sources", False, True), ("best_effort", False, "best_effort"),
-             ("none", False, False)]
+    tiers = [("gate", True, True), ("sources", False, True), ("none", False, False)]
     if not enforce_gate:
         tiers = tiers[1:]
     relaxed = []
     for name, gate_on, sources_on in tiers:
         ok = naive_feasible(p, X, gate_on=gate_on, sources_on=sources_on, ceiling=enforce_gate)
+        if name == "none" and p.source_min:  # best effort: the most required chunks, then the best
+            met = naive_sources_met(p, X)
+            ok &= met == met[ok].max()
         if ok.any():
             return float(objective[ok].max()), relaxed, (X, ok, objective)
         if name == "gate" and p.freshness_fallback == "closest" and p.gate["min_freshness"] > 0:
@@ -268,8 +267,7 @@ def brute_force(p: RawProblem, *, enforce_gate=True):
                 phi = naive_phi(p, X)
                 ok &= phi >= phi[ok].max() - FRESHNESS_SLACK
                 return float(objective[ok].max()), ["gate"], (X, ok, objective)
-        if name != "best_effort":
-            relaxed.append("gate" if name == "gate" else "sources")
+        relaxed.append("gate" if name == "gate" else "sources")
     raise AssertionError("the empty set is always feasible")
 
 

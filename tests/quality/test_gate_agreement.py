@@ -37,10 +37,11 @@ def test_select_and_inspect_judge_the_gate_alike(shape):
             assert report.passed, (q.query_id, [f.message for f in report.failures])
             continue
         relaxed_seen += 1
-        named = " ".join(sel.infeasible)
-        for failure in report.failures:
-            assert "gate" in sel.relaxed and failure.condition in named, (q.query_id, failure.condition, named)
-            assert failure.condition != "max_token_utilization"  # the ceiling holds even with the gate relaxed
+        if not report.passed:  # inspect() fails it: the optimizer said the gate could not be met, and why
+            assert "gate" in sel.relaxed, (q.query_id, sel.relaxed)
+            diagnosis = [line for line in sel.infeasible if not line.startswith("the selection returned")]
+            assert diagnosis, q.query_id
+        assert "max_token_utilization" not in [f.condition for f in report.failures]  # the ceiling always holds
     if shape in ("tight budget, stale and forbidden", "many aspects, conflicts, duplicates"):
         assert relaxed_seen  # precondition: these shapes reach the relaxed branch
 

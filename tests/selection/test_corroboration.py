@@ -55,7 +55,7 @@ def test_even_split_is_unresolved():
     from ctxselect.selection.corroboration import resolve_conflicts
     problem = prepare(cands, {"token_budget": 200})
     kept = resolve_conflicts(problem.packed, problem.signals, problem.packed.admissible, on_unresolved="keep_both")
-    assert [(c.i, c.j, c.outcome) for c in kept.conflicts] == [(0, 1, "both kept")] and not kept.losers
+    assert [(c.i, c.j, c.outcome) for c in kept.conflicts] == [(0, 1, "both eligible")] and not kept.losers
 
 
 def test_inspect_lists_free_text_conflicts():
@@ -123,7 +123,7 @@ EVEN = [chunk("a", "3,559", 0.8, "d1"), chunk("b", "10,000", 0.7, "d2", source="
 @pytest.mark.parametrize("option,ids,outcome", [
     ("drop_both", ["c"], "both left out"),
     ("keep_stronger", ["a", "c"], "kept the stronger side"),
-    ("keep_both", ["a", "b", "c"], "both kept"),
+    ("keep_both", ["a", "b", "c"], "both eligible"),
 ])
 def test_each_outcome_of_an_even_split_is_listed_with_both_values(option, ids, outcome):
     sel = ctxselect.select(EVEN, {"token_budget": 200}, on_unresolved=option)
@@ -155,26 +155,30 @@ def test_two_policy_versions_without_timestamps_or_doc_ids_are_listed():
     text = "Refunds for annual plans are accepted within {d} days of purchase, through the billing page."
     cands = [{"id": "old", "source": "help", "tokens": 20, "relevance": 0.8, "text": text.format(d=14)},
              {"id": "new", "source": "help", "tokens": 20, "relevance": 0.8, "text": text.format(d=30)}]
-    for option in ("drop_both", "keep_stronger", "keep_both"):
+    expected = {"drop_both": ([], "both left out"), "keep_stronger": (["old"], "kept the stronger side"),
+                "keep_both": (["old"], "both eligible")}  # keep_both: near-duplicates, one of them
+    for option, (ids, outcome) in expected.items():
         sel = ctxselect.select(cands, {"token_budget": 100}, on_unresolved=option)
-        assert [u["ids"] for u in sel.unresolved] == [["old", "new"]], option
-        assert sel.unresolved[0]["values"] in (["14", "30"], ["'14 days'", "'30 days'"])
-        if sel.ids == []:
-            assert sel.status == "empty" and "2 admissible candidate(s) fit the budget" in sel.status_reason
+        assert sel.unresolved == [{"ids": ["old", "new"], "values": ["'14 days'", "'30 days'"], "outcome": outcome,
+                                   "selected": ids}], option
+        assert sel.ids == ids and (sel.status == "empty") == (ids == [])
 
 
 def test_an_empty_context_is_never_silent_and_the_diagnosis_is_true():
     sel = ctxselect.select(EVEN[:2], {"token_budget": 200}, on_unresolved="drop_both")
     assert sel.ids == [] and sel.status == "empty"
-    assert sel.status_reason.startswith("empty context: 2 admissible candidate(s) fit the budget; left out: "
-                                        "2 sides of a conflict the evidence could not decide")
+    assert sel.status_reason == ("empty context: none of the 2 candidate(s) is selected: unresolved conflict (2) "
+                                 "(optimal: proven optimal)")
     assert "no admissible candidate fits the budget" not in " ".join(sel.infeasible)
-    assert any(line.startswith("no candidate is eligible: of the 2 admissible that fit the budget")
-               for line in sel.infeasible)
+    assert "no candidate is eligible: of the 2 admissible that fit the budget, unresolved conflict (2)" in sel.infeasible
     too_big = [dict(EVEN[2], tokens=500)]
-    sel = ctxselect.select(too_big, {"token_budget": 200})
-    assert sel.ids == [] and sel.status != "empty"  # nothing fits: an honest empty context
-    assert "no admissible candidate fits the budget" in sel.infeasible
+    sel = ctxselect.select(too_big, {"token_budget": 200}, enforce_gate=False)
+    assert sel.ids == [] and sel.status == "empty" and "over budget (1)" in sel.status_reason
+    under_ceiling = [dict(EVEN[2], tokens=190)]
+    sel = ctxselect.select(under_ceiling, {"token_budget": 200})
+    assert sel.ids == [] and "does not fit (1)" in sel.status_reason
+    assert "no eligible candidate fits under the gate's utilization ceiling (180 of the 200-token budget)" in (
+        sel.infeasible)
 
 
 def test_an_unknown_outcome_lists_the_valid_ones():

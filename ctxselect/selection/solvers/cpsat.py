@@ -136,11 +136,13 @@ def solve_optimal(
     core_extra: list[np.ndarray] = (),
     exact_up_to: int = 0,
     ceiling: bool | None = None,
-    best_effort_sources: bool = False,
+    sources_met: int | None = None,
+    maximize_sources: bool = False,
 ) -> OptimalResult:
     """Build and solve the CP-SAT model of ``problem`` (see the module docstring); ``ceiling``: keep
-    to the gate's utilization ceiling (default: when ``enforce_gate``); ``best_effort_sources``:
-    each source minimum capped at what the source can give (:meth:`Problem.source_need`)."""
+    to the gate's utilization ceiling (default: when ``enforce_gate``). Best-effort source
+    minimums: ``maximize_sources`` maximises met = Σ_s min(chunks of s, its minimum) instead of the
+    objective; ``sources_met`` requires met ≥ that many (the objective as usual)."""
     import time
 
     started = time.perf_counter()
@@ -188,13 +190,18 @@ def solve_optimal(
 
     # per-source caps and minimums, maximum chunk count
     src = packed.source[core]
-    needs = problem.source_need(best_effort_sources)
+    met_vars = []  # best effort: y_s <= chunks of s, y_s <= its minimum
     for s in range(len(packed.source_names)):
         members = [k for k in x if src[k] == s]
         cap = int(min(packed.source_max[s], len(members)))
-        need = int(needs[s]) if enforce_sources else 0
+        need = int(packed.source_min[s]) if enforce_sources else 0
         if need > 0 or cap < len(members):  # need > cap makes the model impossible
             b.linear(members, [1] * len(members), need, cap)
+        if (maximize_sources or sources_met is not None) and packed.source_min[s] > 0:
+            met_vars.append(b.new_int(0, int(packed.source_min[s])))
+            b.linear(members + [met_vars[-1]], [1] * len(members) + [-1], 0, _INT64_MAX)
+    if sources_met is not None:
+        b.linear(met_vars, [1] * len(met_vars), sources_met, _INT64_MAX)
     if reqs.max_chunks is not None and reqs.max_chunks < len(core):
         b.linear(x, [1] * len(x), 0, reqs.max_chunks)
 
@@ -242,6 +249,9 @@ def solve_optimal(
         b.maximize(list(range(first, first + len(z_pairs))), [-c for c in _scaled([p for _, _, p in z_pairs])])
     if enforce_gate and gate.max_contradiction_density > 0 and len(con):
         _contradiction_density_limit(b, var_of, con, gate.max_contradiction_density, len(x))
+
+    if maximize_sources:  # this solve only finds how many required chunks can be met
+        b.obj_vars, b.obj_coeffs = list(met_vars), [1] * len(met_vars)
 
     hint_vars, hint_values = [], []
     if hint is not None:

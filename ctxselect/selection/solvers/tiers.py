@@ -20,12 +20,12 @@ __all__ = ["run_optimal"]
 
 
 def _best_hint(problem: Problem, candidates: list[np.ndarray], enforce_gate: bool,
-               enforce_sources: bool, ceiling: bool, best_effort: bool) -> np.ndarray:
+               enforce_sources: bool, ceiling: bool) -> np.ndarray:
     """The highest-scoring candidate selection that satisfies the model, else the highest."""
     scored = sorted(((score(problem, m), k) for k, m in enumerate(candidates)), reverse=True)
     for _, k in scored:
         if not violations(problem, candidates[k], enforce_gate=enforce_gate, enforce_sources=enforce_sources,
-                          ceiling=ceiling, best_effort_sources=best_effort):
+                          ceiling=ceiling):
             return candidates[k]
     return candidates[scored[0][1]]
 
@@ -43,12 +43,13 @@ REPORT_RESERVE = (0.002, 4e-6)
 
 def run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core_size: int,
                 exact_up_to: int, timings: dict, deadline: float | None = None) -> tuple[np.ndarray, dict]:
-    """CP-SAT on the tiers gate → sources → sources at best effort → hard constraints only,
-    dropping a tier only when it is infeasible (at best effort, a source minimum the source cannot
-    give — 5 required, 3 eligible — takes what there is). Whatever comes back says what it breaks: a fallback baseline that misses the
-    gate or a source minimum lists them in ``relaxed``, never silently. With ``enforce_gate``, the
-    gate's utilization ceiling holds in every tier (dropping it never makes a tier feasible), so
-    a relaxed gate gives up only the conditions that cannot be met.
+    """CP-SAT on the tiers gate → sources → hard constraints only, dropping a tier only when it is
+    infeasible. The source minimums are dropped at best effort: the last tier first finds the most
+    required chunks a selection can hold (Σ_s min(chunks of s, its minimum): 5 required of a source
+    with 3 that fit gives 3), then the best selection that holds that many. Whatever comes back says
+    what it breaks: a fallback baseline that misses the gate or a source minimum lists them in
+    ``relaxed``, never silently. With ``enforce_gate``, the gate's utilization ceiling holds in every
+    tier, so a relaxed gate gives up only the conditions that cannot be met.
 
     ``deadline`` (a ``time.perf_counter()`` instant; default: ``time_limit`` from now) is when the
     whole call should end: the solver runs until it, less :data:`REPORT_RESERVE`."""
@@ -57,14 +58,13 @@ def run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core
         REPORT_RESERVE[0] + REPORT_RESERVE[1] * problem.n)
     baseline_masks = [BASELINES[m](problem)[0] for m in (Method.GREEDY, Method.DENSITY)]
     timings["baselines"] = time.perf_counter() - t0
-    best_effort_differs = bool((problem.source_need(True) < problem.packed.source_min).any())
-    tiers = [("gate", enforce_gate, True, False), ("sources", False, True, False),
-             ("best_effort", False, True, True), ("none", False, False, False)]
-    tiers = [t for t in tiers if (enforce_gate or t[0] != "gate") and (best_effort_differs or t[0] != "best_effort")]
+    tiers = [("gate", True, True), ("sources", False, True), ("none", False, False)]
+    if not enforce_gate:
+        tiers = tiers[1:]
     info: dict[str, Any] = {"relaxed": [], "infeasible": [], "ceiling": enforce_gate}
     tried = False  # CP-SAT already ran on a tier (and proved it infeasible)
-    for name, gate_on, sources_on, best_effort in tiers:
-        hint = _best_hint(problem, baseline_masks, gate_on, sources_on, enforce_gate, best_effort)
+    for name, gate_on, sources_on in tiers:
+        hint = _best_hint(problem, baseline_masks, gate_on, sources_on, enforce_gate)
         remaining = deadline - time.perf_counter()
         late = remaining <= 0 and not tried
         if late:  # the stages before the solver overran the limit: a short grace on the core, said
@@ -75,12 +75,19 @@ def run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core
         # a tier after an infeasible one gets at least 10 ms: proving the next tier is often quick
         remaining = max(remaining, 0.01) if tried else remaining
         tried = True
+        target = None  # the last tier: how many required chunks the selection must hold
+        if name == "none" and problem.packed.source_min.any():
+            most = solve_optimal(problem, enforce_gate=False, enforce_sources=False, hint=hint,
+                                 time_limit=remaining / 2, core_size=core_size, core_extra=baseline_masks,
+                                 exact_up_to=0 if late else exact_up_to, ceiling=enforce_gate, maximize_sources=True)
+            _add_timings(timings, most.timings)
+            target = sources_met(problem, most.mask) if most.mask is not None else 0
+            remaining = max(deadline - time.perf_counter(), 0.01)
+            most_proven = most.status == "optimal"
         result = solve_optimal(problem, enforce_gate=gate_on, enforce_sources=sources_on, hint=hint,
                                time_limit=remaining, core_size=core_size, core_extra=baseline_masks,
-                               exact_up_to=0 if late else exact_up_to, ceiling=enforce_gate,
-                               best_effort_sources=best_effort)
-        for key, value in result.timings.items():
-            timings[key] = timings.get(key, 0.0) + value
+                               exact_up_to=0 if late else exact_up_to, ceiling=enforce_gate, sources_met=target)
+        _add_timings(timings, result.timings)
         if result.status in ("optimal", "feasible"):
             info.update(status=result.status, bound=result.bound, gate_on=gate_on)
             if result.status == "optimal":
@@ -93,15 +100,15 @@ def run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core
                 info["reason"] = f"time limit of {time_limit:g} s reached before optimality was proven"
             if late:
                 info["reason"] = f"{overrun}; in a grace of {remaining:.2g} s: {info['reason']}"
-            if best_effort:
-                info["infeasible"] += _best_effort_notes(problem)
             if not violations(problem, result.mask, enforce_gate=gate_on, enforce_sources=sources_on,
-                              ceiling=enforce_gate, best_effort_sources=best_effort):
+                              ceiling=enforce_gate) and sources_met(problem, result.mask) >= (target or 0):
+                if target is not None:
+                    info["infeasible"] += _best_effort_notes(problem, result.mask, most_proven)
                 return result.mask, info
             # the model holds in integers but not in exact arithmetic (rounded coefficients): a
             # baseline that satisfies the tier is returned instead, never a false "infeasible"
-            if not violations(problem, hint, enforce_gate=gate_on, enforce_sources=sources_on, ceiling=enforce_gate,
-                              best_effort_sources=best_effort):
+            if not violations(problem, hint, enforce_gate=gate_on, enforce_sources=sources_on,
+                              ceiling=enforce_gate) and sources_met(problem, hint) >= (target or 0):
                 info.update(status="feasible", bound=None,
                             reason="the solver's selection broke a condition in exact arithmetic "
                                    "(its coefficients are rounded); the best baseline that meets it is returned")
@@ -119,8 +126,7 @@ def run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core
             kept = _closest_freshness_tier(problem, hint, deadline, core_size, exact_up_to, enforce_gate, info, timings)
             if kept is not None:
                 return kept, info
-        if name != "best_effort":  # "sources" is already listed
-            info["relaxed"].append("gate" if name == "gate" else "sources")
+        info["relaxed"].append("gate" if name == "gate" else "sources")
     raise AssertionError("the hard constraints alone are always satisfiable (the empty selection)")
 
 
@@ -135,6 +141,10 @@ def _closest_freshness_tier(problem: Problem, hint, deadline: float, core_size: 
     floor = problem.packed.requirements.gate.min_freshness
     if found is None or found[0] >= floor:
         timings["freshness"] = time.perf_counter() - started
+        if found is None:
+            info["infeasible"].append('freshness_fallback "closest" does not apply: no selection meets the '
+                                      "gate's other conditions either (the source minimums included), so the "
+                                      "freshness floor is dropped with the gate")
         return None
     phi, proven = found
     lowered = with_freshness_floor(problem, phi - FRESHNESS_SLACK)
@@ -154,13 +164,27 @@ def _closest_freshness_tier(problem: Problem, hint, deadline: float, core_size: 
     return result.mask
 
 
-def _best_effort_notes(problem: Problem) -> list[str]:
-    """What the best-effort source tier kept of each minimum it lowered."""
+def _add_timings(timings: dict, more: dict) -> None:
+    for key, value in more.items():
+        timings[key] = timings.get(key, 0.0) + value
+
+
+def sources_met(problem: Problem, mask: np.ndarray) -> int:
+    """Required chunks a selection holds: Σ_s min(its chunks from s, the minimum of s)."""
     packed = problem.packed
-    need, full = problem.source_need(True), packed.source_min
-    return [f"source `{name}`: at least {need[k]} of the {full[k]} required chunks are selected, all the source "
-            "can give (its eligible chunks, one per near-duplicate cluster, within its maximum)"
-            for k, name in enumerate(packed.source_names) if need[k] < full[k]]
+    counts = np.bincount(packed.source[mask], minlength=len(packed.source_names))
+    return int(np.minimum(counts, packed.source_min).sum())
+
+
+def _best_effort_notes(problem: Problem, mask: np.ndarray, proven: bool) -> list[str]:
+    """What the best-effort tier keeps of each source minimum: as many required chunks as a
+    selection can hold together (the most found, when the search was not proven)."""
+    packed = problem.packed
+    counts = np.bincount(packed.source[mask], minlength=len(packed.source_names))
+    most = "as many as a selection can hold under the budget and the other constraints" if proven else (
+        "the most found in the time limit")
+    return [f"source `{name}`: {counts[k]} of the {packed.source_min[k]} required chunks are kept ({most})"
+            for k, name in enumerate(packed.source_names) if counts[k] < packed.source_min[k]]
 
 
 def _fallback(problem: Problem, mask: np.ndarray, gate_on: bool, sources_on: bool, info: dict,

@@ -11,6 +11,7 @@ from tests.naive.select import (
     mask_of,
     naive_feasible,
     naive_objective,
+    naive_sources_met,
     raw_problem,
 )
 from tests.strategies import random_instance
@@ -37,18 +38,21 @@ def test_optimal_matches_brute_force(seed):
     mask = mask_of(twin, sel.ids)
     assert sel.objective == pytest.approx(float(naive_objective(twin, mask[None, :])[0]), abs=1e-9)
     gate_on, sources_on = "gate" not in relaxed, "sources" not in relaxed
-    if not sources_on and naive_feasible(twin, all_subsets(twin.n), gate_on=False, sources_on="best_effort",
-                                         ceiling=True).any():
-        sources_on = "best_effort"  # the minimums the source can give still hold
     assert naive_feasible(twin, mask[None, :], gate_on=gate_on, sources_on=sources_on, ceiling=True)[0]
     if relaxed:
         assert sel.infeasible, "a relaxed selection must say why"
-    # no baseline that satisfies the same constraints beats it
+    held = naive_sources_met(twin, mask[None, :])[0]  # with the minimums relaxed: as many as any subset holds
+    if not sources_on:
+        X = all_subsets(twin.n)
+        assert held == naive_sources_met(twin, X)[naive_feasible(twin, X, gate_on=False, sources_on=False,
+                                                                 ceiling=True)].max()
+    # no baseline that satisfies the same constraints (and holds as many required chunks) beats it
     for method in METHODS:
         other = ctxselect.select(cands, reqs, method=method, weights=weights)
         other_mask = mask_of(twin, other.ids)
         assert other.objective == pytest.approx(float(naive_objective(twin, other_mask[None, :])[0]), abs=1e-9)
-        if naive_feasible(twin, other_mask[None, :], gate_on=gate_on, sources_on=sources_on, ceiling=True)[0]:
+        if (naive_feasible(twin, other_mask[None, :], gate_on=gate_on, sources_on=sources_on, ceiling=True)[0]
+                and naive_sources_met(twin, other_mask[None, :])[0] >= held):
             assert other.objective <= sel.objective + 1e-6, method
 
 
@@ -76,12 +80,24 @@ def test_without_gate_no_baseline_beats_optimal(seed):
         assert other.objective <= sel.objective + 1e-6, method
 
 
+def _closest_instance(seed):
+    cands, reqs, weights = random_instance(seed, gate_loose=False)
+    return cands, dict(reqs, freshness_fallback="closest", gate=dict(reqs["gate"], min_freshness=0.999)), weights
+
+
+def test_the_closest_freshness_instances_do_lower_the_floor():
+    """Precondition of the test below: the lowered floor is what many of its instances exercise."""
+    lowered = sum(any("the floor is lowered" in line for line in ctxselect.select(*_closest_instance(seed)[:2],
+                                                                                  time_limit=10.0).infeasible)
+                  for seed in range(300, 340))
+    assert lowered >= 10
+
+
 @pytest.mark.parametrize("seed", range(300, 340))
 def test_closest_freshness_matches_brute_force(seed):
     """An unreachable freshness floor with freshness_fallback="closest": the twin lowers it to the
     freshest subset meeting everything else, by enumeration; the library by Dinkelbach steps."""
-    cands, reqs, weights = random_instance(seed, gate_loose=False)
-    reqs = dict(reqs, freshness_fallback="closest", gate=dict(reqs["gate"], min_freshness=0.999))
+    cands, reqs, weights = _closest_instance(seed)
     twin = raw_problem(cands, reqs, weights)
     best, relaxed, _ = brute_force(twin)
     sel = ctxselect.select(cands, reqs, weights=weights, time_limit=10.0)

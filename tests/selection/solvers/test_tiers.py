@@ -157,7 +157,8 @@ def test_an_unmeetable_source_minimum_takes_what_there_is(enforce_gate):
     sel = ctxselect.select(cands, reqs, enforce_gate=enforce_gate)
     assert sorted(i for i in sel.ids if i.startswith("a")) == ["a0", "a1", "a2"]  # 3 of 5, not 0
     assert len(sel.ids) == (9 if enforce_gate else 10) and "sources" in sel.relaxed  # the ceiling with the gate
-    assert any("at least 3 of the 5 required chunks" in line for line in sel.infeasible), sel.infeasible
+    assert ("source `A`: 3 of the 5 required chunks are kept (as many as a selection can hold under the budget "
+            "and the other constraints)") in sel.infeasible
     assert any("only 3 eligible candidate(s) from source `A`, 5 required" in line for line in sel.infeasible)
 
 
@@ -167,7 +168,19 @@ def test_a_near_duplicate_cluster_counts_once_toward_what_a_source_can_give():
     cands += [{"id": f"a{k}", "source": "A", "relevance": 0.05, "tokens": 20, "text": text} for k in range(3)]
     sel = ctxselect.select(cands, reqs)
     assert len([i for i in sel.ids if i.startswith("a")]) == 1  # three copies give one chunk
-    assert any("at least 1 of the 5 required chunks" in line for line in sel.infeasible), sel.infeasible
+    assert any(line.startswith("source `A`: 1 of the 5 required chunks are kept") for line in sel.infeasible)
+
+
+def test_a_minimum_the_budget_cannot_hold_keeps_as_many_as_fit():
+    """Three eligible chunks of 40 tokens, 5 required, room for 117 tokens under the ceiling: two
+    of them, not none (a minimum capped at 3 alone could not be met either, and was dropped)."""
+    cands = [{"id": f"a{k}", "source": "A", "relevance": 0.1, "tokens": 40, "text": f"alpha note on {w}"}
+             for k, w in enumerate(["amber", "birch", "cedar"])]
+    cands += [{"id": f"b{k}", "source": "B", "relevance": 0.9, "tokens": 10, "text": f"beta report on {w}"}
+              for k, w in enumerate(["dune", "ember", "fjord"])]
+    sel = ctxselect.select(cands, {"token_budget": 130, "required_sources": {"A": 5}})
+    assert len([i for i in sel.ids if i.startswith("a")]) == 2 and sel.tokens <= 117
+    assert any(line.startswith("source `A`: 2 of the 5 required chunks are kept") for line in sel.infeasible)
 
 
 DAY = 86400
