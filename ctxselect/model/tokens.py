@@ -7,7 +7,13 @@ token estimate, content terms (``ctxselect.text.words``), a claim's context word
 (``ctxselect.text.claims``: words that start with a letter, joined by ``'`` and ``-``) and
 MinHash shingles, and the compiled kernels read the same runs off the UTF-8 buffer (in UTF-8:
 ASCII alphanumerics, two-byte sequences from lead byte 0xC3 on, and every three-byte sequence;
-U+0080–U+00BF, astral code points, whitespace and ASCII punctuation separate words).
+U+0080–U+00BF, astral code points, ASCII whitespace and ASCII punctuation separate words).
+
+The range is a cheap over-approximation of "letters and digits": it also holds the general
+punctuation, typographic spaces (U+2000–U+200A, U+3000), curly quotes and dashes, and CJK
+punctuation, which therefore join the words around them ("don’t" is one word, "a — b" three).
+A definition by Unicode category, and counting for scripts without spaces, is the tokenizer work
+of issue 15.
 
 The default counter needs no model files: it counts words (punctuation marks, underscores and
 whitespace are not counted) and scales them by 1.3, the usual ratio of BPE tokens to English
