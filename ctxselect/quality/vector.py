@@ -65,8 +65,10 @@ class QualityVector:
     claim_conflict_count: int = 0
 
 
-def quality_vector(packed: PackedCandidates, mask: np.ndarray, freshness: np.ndarray | None = None) -> QualityVector:
-    """Score the chunks of ``packed`` selected by the boolean ``mask``."""
+def quality_vector(packed: PackedCandidates, mask: np.ndarray, freshness: np.ndarray | None = None, *,
+                   list_claims: bool = True) -> QualityVector:
+    """Score the chunks of ``packed`` selected by the boolean ``mask`` (``list_claims=False``: skip
+    the claim conflicts listed beside κ, for a caller that only needs the metrics)."""
     mask = np.asarray(mask, dtype=bool)
     reqs = packed.requirements
     n = int(mask.sum())
@@ -92,8 +94,9 @@ def quality_vector(packed: PackedCandidates, mask: np.ndarray, freshness: np.nda
     ]
     starvation = len(starved) / n_sources_required if n_sources_required else 0.0
 
-    every = conflict_summary(packed, mask)  # fields, versions and free-text claims
-    conflicts = every if reqs.contradictions == "all" else conflict_summary(packed, mask, claims=False)
+    counts_claims = reqs.contradictions == "all"
+    conflicts = conflict_summary(packed, mask, claims=counts_claims)  # what κ counts
+    every = conflicts if counts_claims or not list_claims else conflict_summary(packed, mask)  # claims too
     claimed = [p for p in every.pairs if any(r.startswith("claim:") for r in p.reasons)] if every is not conflicts else []
     all_pairs = n * (n - 1) / 2
     density = conflicts.count / all_pairs if all_pairs else 0.0

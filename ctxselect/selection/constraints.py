@@ -144,7 +144,8 @@ def gate_violations(problem: Problem, mask: np.ndarray) -> list[str]:
     gate's density counts among the selected chunks when the gate forbids contradictions
     (:meth:`Problem.gate_conflicts`: with ``contradictions="all"``, drift included)."""
     packed = problem.packed
-    failures = evaluate_gate(quality_vector(packed, mask, problem.signals.freshness), packed.requirements.gate)
+    failures = evaluate_gate(quality_vector(packed, mask, problem.signals.freshness, list_claims=False),
+                             packed.requirements.gate)
     out = [f.condition for f in failures]
     con = problem.gate_conflicts()
     if packed.requirements.gate.max_contradiction_density <= 0 and "max_contradiction_density" not in out:
