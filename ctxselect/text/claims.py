@@ -28,7 +28,7 @@ from rapidfuzz import fuzz
 from ctxselect.errors import InputError
 from ctxselect.model.tokens import LETTERS, WORD_CHARACTERS
 from ctxselect.text.claim_keys import CONTEXT_WINDOW, CONTEXT_WORDS, texts_to_read
-from ctxselect.text.claim_scope import ClaimScope, claim_scope, claim_titles, is_label_before
+from ctxselect.text.claim_scope import ClaimScope, ScopeReader, claim_scope, claim_titles, is_label_before
 from ctxselect.text.words import STOPWORDS, number_value
 
 __all__ = ["Claim", "ClaimScope", "extract_claims", "scoped_claims", "compare_claims", "find_claim_conflicts",
@@ -228,15 +228,16 @@ def compare_claims(a: list[Claim], b: list[Claim], *, context_ratio: float = 90.
     return disagree, agree
 
 
-def _aligned_claims(claims: list[list[Claim]], context_ratio: float, min_context_words: int, scoped=None):
+def _aligned_claims(claims: list[list[Claim]], context_ratio: float, min_context_words: int, scopes=None):
     """(text i, text j) -> list of aligned (claim of i, claim of j), i < j.
 
     A hash join on (kind, unit, two nearest context words) — aligned claims, whose contexts match
     at ``ratio`` ≥ 90, share that key — so only claims about the same thing are ever compared.
     Keys shared by more than :data:`MAX_BUCKET_TEXTS` texts or holding more than
-    :data:`MAX_BUCKET_CLAIMS` claims are boilerplate and skipped. ``scoped(t, claim)``, if given,
-    is the claim with its scope: a joined pair whose scopes differ is not aligned (the scope test
-    comes after the join, so the join keys, and the prefilter's superset of them, are unchanged)."""
+    :data:`MAX_BUCKET_CLAIMS` claims are boilerplate and skipped. With ``scopes`` (a
+    :class:`~ctxselect.text.claim_scope.ScopeReader` of the texts), a joined pair whose scopes differ
+    is not aligned (the scope test comes after the join, so the join keys, and the prefilter's
+    superset of them, are unchanged)."""
     buckets: dict[tuple, list[tuple[int, Claim]]] = {}
     for t, items in enumerate(claims):
         for c in items:
@@ -254,29 +255,17 @@ def _aligned_claims(claims: list[list[Claim]], context_ratio: float, min_context
                 tb, cb = members[b]
                 if ta == tb or fuzz.ratio(ca.before, cb.before) < context_ratio:
                     continue
-                if scoped is not None:  # the scope test, on the few joined pairs
-                    sa, sb = scoped(ta, ca), scoped(tb, cb)
-                    if not sa.scope.matches(sb.scope):
-                        continue
-                else:
-                    sa, sb = ca, cb
-                key, pair = ((ta, tb), (sa, sb)) if ta < tb else ((tb, ta), (sb, sa))
+                if scopes is not None and not scopes.same(ta, ca, tb, cb):  # on the few joined pairs
+                    continue
+                key, pair = ((ta, tb), (ca, cb)) if ta < tb else ((tb, ta), (cb, ca))
                 aligned.setdefault(key, []).append(pair)
     return aligned
 
 
-def scope_reader(texts, titles=None):
-    """``(t, claim) -> claim`` with its scope (:func:`claim_scope` of ``texts[t]`` and
-    ``titles[t]``), each read once: the ``scoped`` argument of the join."""
-    cache: dict[tuple[int, int], Claim] = {}
-
-    def scoped(t: int, claim: Claim) -> Claim:
-        key = (t, id(claim))
-        if key not in cache:
-            title = titles[t] if titles is not None else None
-            cache[key] = replace(claim, scope=claim_scope(texts[t], claim, title))
-        return cache[key]
-    return scoped
+def scope_reader(texts, titles=None) -> ScopeReader:
+    """The scopes of ``texts``' claims (``titles``: per text, its title or (title, section)): the
+    ``scopes`` argument of the join."""
+    return ScopeReader(texts, titles)
 
 
 def find_claim_conflicts(texts, *, context_ratio: float = 90.0, min_context_words: int = 4, buffer=None,
@@ -307,7 +296,8 @@ def find_claim_conflicts(texts, *, context_ratio: float = 90.0, min_context_word
     Returns
     -------
     conflicts, agreements : dict (i, j) -> list of (Claim of i, Claim of j)
-        The claims carry their scopes.
+        The claims of a conflict carry their scopes (those of an agreement do not: two copies of a
+        page agree without their scopes being read).
     """
     conflicts: dict[tuple[int, int], list[tuple[Claim, Claim]]] = {}
     agreements: dict[tuple[int, int], list[tuple[Claim, Claim]]] = {}
@@ -316,8 +306,8 @@ def find_claim_conflicts(texts, *, context_ratio: float = 90.0, min_context_word
         raise InputError(field="titles", expected=f"one per text ({len(texts)})", found=f"{len(titles)} titles")
     read = texts_to_read(texts, buffer, min_context_words, MAX_CLAIM_CHARS, extract_claims) if texts else None
     claims = [extract_claims(t) if t and (read is None or read[k]) else [] for k, t in enumerate(texts)]
-    scoped = scope_reader(texts, titles)
-    for key, pairs in sorted(_aligned_claims(claims, context_ratio, min_context_words, scoped).items()):
+    scopes = scope_reader(texts, titles)
+    for key, pairs in sorted(_aligned_claims(claims, context_ratio, min_context_words, scopes).items()):
         by_claim: dict[int, list[Claim]] = {}
         firsts: dict[int, Claim] = {}
         for ca, cb in pairs:
@@ -330,5 +320,5 @@ def find_claim_conflicts(texts, *, context_ratio: float = 90.0, min_context_word
                 agreements.setdefault(key, []).append((ca, same[0]))
             else:
                 best = max(partners, key=lambda cb: fuzz.ratio(ca.before, cb.before))
-                conflicts.setdefault(key, []).append((ca, best))
+                conflicts.setdefault(key, []).append((scopes.scoped(key[0], ca), scopes.scoped(key[1], best)))
     return conflicts, agreements

@@ -30,8 +30,8 @@ def naive_find_claim_conflicts(texts, *, context_ratio=90.0, min_context_words=4
     conflicts, agreements = {}, {}
     texts = list(texts)
     claims = [extract_claims(t) if t else [] for t in texts]
-    scoped = scope_reader(texts, titles)
-    for key, pairs in sorted(_aligned_claims(claims, context_ratio, min_context_words, scoped).items()):
+    scopes = scope_reader(texts, titles)
+    for key, pairs in sorted(_aligned_claims(claims, context_ratio, min_context_words, scopes).items()):
         by_claim, firsts = {}, {}
         for ca, cb in pairs:
             by_claim.setdefault(id(ca), []).append(cb)
