@@ -24,15 +24,14 @@ vs ``{"2019"}``); an unknown part (empty on one side) or a more specific one (``
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from ctxselect.model.tokens import LETTERS, WORD_CHARACTERS
 from ctxselect.text.words import STOPWORDS
 
-__all__ = ["ClaimScope", "ScopeReader", "claim_scope", "document_key", "claim_titles", "is_label_before",
-           "SCOPE_BEFORE", "SCOPE_AFTER"]
+__all__ = ["ClaimScope", "ScopeReader", "claim_scope", "document_key", "is_label_before", "SCOPE_BEFORE",
+           "SCOPE_AFTER"]
 
 #: A claim's window starts this many characters before its value ...
 SCOPE_BEFORE = 250
@@ -78,7 +77,18 @@ _SENTENCE_END = re.compile(r"[.!?][\"')\]»”]*(?=\s+[^\sa-z]|\s*$)|\n")
 
 def is_label_before(text: str, start: int) -> bool:
     """Whether the number at ``start`` follows a label word ("part 2", "No. 5", "topic 0", "#3"): it
-    names something rather than states a value, so it is no claim."""
+    names something rather than states a value, so it is no claim.
+
+    Parameters
+    ----------
+    text : str
+    start : int
+        Where the number starts in ``text``.
+
+    Returns
+    -------
+    bool
+    """
     return _label_before(text, start) != ""
 
 
@@ -116,41 +126,20 @@ class ClaimScope:
 
 
 def document_key(title) -> tuple[str, ...]:
-    """A chunk's document scope from its title: a string, a sequence (title, section, ...) or None;
-    each part lower-cased to its words ("" when missing or not text)."""
-    parts = title if isinstance(title, (tuple, list)) else (title,)
-    return tuple(" ".join(re.findall(r"\w+", p.lower())) if isinstance(p, str) else "" for p in parts)
-
-
-class _Titles(Sequence):
-    """Candidates' (title, section), read from ``extra`` only when asked for."""
-
-    def __init__(self, candidates):
-        self._candidates = candidates
-
-    def __len__(self) -> int:
-        return len(self._candidates)
-
-    def __getitem__(self, k):
-        if isinstance(k, slice):
-            return [self[i] for i in range(*k.indices(len(self)))]
-        return (self._candidates[k].extra.get("title"), self._candidates[k].extra.get("section"))
-
-
-def claim_titles(candidates) -> Sequence:
-    """The ``titles`` argument of :func:`ctxselect.text.claims.find_claim_conflicts` for candidates:
-    each one's ``(title, section)`` from its ``extra`` (``None`` where absent), read lazily — only for
-    the chunks whose claims join another's.
+    """A chunk's document scope from its title.
 
     Parameters
     ----------
-    candidates : sequence of Candidate
+    title : str, sequence of str, or None
+        A title, or (title, section, ...).
 
     Returns
     -------
-    Sequence of (str or None, str or None)
+    tuple of str
+        Each part lower-cased to its words ("" when missing or not text).
     """
-    return _Titles(candidates)
+    parts = title if isinstance(title, (tuple, list)) else (title,)
+    return tuple(" ".join(re.findall(r"\w+", p.lower())) if isinstance(p, str) else "" for p in parts)
 
 
 def _read_words(words: list[str], names: set[str], times: set[str], labels: set[str]) -> None:
@@ -179,9 +168,9 @@ def _read_words(words: list[str], names: set[str], times: set[str], labels: set[
                 if w[0].isupper() and low[:3] in _MONTH_ABBREVIATIONS:
                     times.add(low[:3])
             elif w[0] in "IVXLC" and _ROMAN.fullmatch(w):
-                if previous and not previous.islower() or previous.lower() in _LABEL_WORDS:
-                    if previous.lower() not in STOPWORDS:
-                        labels.add(f"{_LABEL_WORDS.get(previous.lower(), previous.lower())} {low}")
+                before = previous.lower()  # "Part II", "World War II", "Henry VIII"
+                if (previous and not previous.islower() or before in _LABEL_WORDS) and before not in STOPWORDS:
+                    labels.add(f"{_LABEL_WORDS.get(before, before)} {low}")
             elif len(w) > 1 and low not in _LABEL_WORDS:
                 names.add(low)
         previous = w

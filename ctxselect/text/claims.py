@@ -4,10 +4,11 @@ A *claim* is a value stated in a chunk — a number ("3,559", "1.5 million", "45
 ("March 3, 2021", "2021-03-03", "3 March 2021") — with its context: the content words just
 before it and the word just after it (its unit: "people", "days"). Two chunks *disagree* on a
 claim when their contexts align (the same unit or date role, at least four preceding content
-words, and rapidfuzz's ``ratio`` of those words at or above 90) and the normalised values differ; they *agree*
-when the values are equal. Only claims that share a unit and their two nearest context words are
-compared (a hash join), never all pairs of texts, and only texts that may hold such a claim are
-read: a compiled prefilter (:mod:`ctxselect.text.claim_keys`) finds them in the bytes.
+words, and rapidfuzz's ``ratio`` of those words at or above 90), the claims are about the same
+thing (their scopes match: :mod:`ctxselect.text.claim_scope`) and the normalised values differ;
+they *agree* when the values are equal. Only claims that share a unit and their two nearest context
+words are compared (a hash join), never all pairs of texts, and only texts that may hold such a
+claim are read: a compiled prefilter (:mod:`ctxselect.text.claim_keys`) finds them in the bytes.
 
 Work is bounded whatever the input: claims are read from the first :data:`MAX_CLAIM_CHARS`
 characters of a text, at most :data:`MAX_CLAIMS_PER_TEXT` of them (the earliest), and a join
@@ -19,6 +20,7 @@ number of texts (docs/conflicts.md, "Bounds").
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 from functools import lru_cache
@@ -28,7 +30,7 @@ from rapidfuzz import fuzz
 from ctxselect.errors import InputError
 from ctxselect.model.tokens import LETTERS, WORD_CHARACTERS
 from ctxselect.text.claim_keys import CONTEXT_WINDOW, CONTEXT_WORDS, texts_to_read
-from ctxselect.text.claim_scope import ClaimScope, ScopeReader, claim_scope, claim_titles, is_label_before
+from ctxselect.text.claim_scope import ClaimScope, ScopeReader, claim_scope, is_label_before
 from ctxselect.text.words import STOPWORDS, number_value
 
 __all__ = ["Claim", "ClaimScope", "extract_claims", "scoped_claims", "compare_claims", "find_claim_conflicts",
@@ -106,6 +108,37 @@ class Claim:
     start: int = field(default=-1, compare=False, repr=False)
     end: int = field(default=-1, compare=False, repr=False)
     scope: ClaimScope | None = field(default=None, compare=False, repr=False)
+
+
+class _Titles(Sequence):
+    """Candidates' (title, section), read from ``extra`` only when asked for."""
+
+    def __init__(self, candidates):
+        self._candidates = candidates
+
+    def __len__(self) -> int:
+        return len(self._candidates)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self[i] for i in range(*k.indices(len(self)))]
+        return (self._candidates[k].extra.get("title"), self._candidates[k].extra.get("section"))
+
+
+def claim_titles(candidates) -> Sequence:
+    """The ``titles`` argument of :func:`ctxselect.text.claims.find_claim_conflicts` for candidates:
+    each one's ``(title, section)`` from its ``extra`` (``None`` where absent), read lazily — only for
+    the chunks whose claims join another's.
+
+    Parameters
+    ----------
+    candidates : sequence of Candidate
+
+    Returns
+    -------
+    Sequence of (str or None, str or None)
+    """
+    return _Titles(candidates)
 
 
 def _content_words(text: str) -> list[str]:

@@ -10,8 +10,8 @@ import ctxselect
 from ctxselect.errors import InputError
 from ctxselect.evaluate.generate import generate_queries
 from ctxselect.text import claim_scope as scope_module
-from ctxselect.text.claim_scope import ClaimScope, claim_scope, claim_titles, document_key
-from ctxselect.text.claims import extract_claims, find_claim_conflicts, scoped_claims
+from ctxselect.text.claim_scope import ClaimScope, claim_scope, document_key
+from ctxselect.text.claims import claim_titles, extract_claims, find_claim_conflicts, scoped_claims
 from tests.naive.claims import naive_find_claim_conflicts
 
 TIERS = [("Basic", 10, 5), ("Pro", 25, 20), ("Enterprise", 60, 100)]
