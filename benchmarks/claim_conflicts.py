@@ -97,12 +97,14 @@ def real_planted(paths: list[Path], seed: int) -> None:
     import re
 
 
-    rng = random.Random(seed)
-    print("| dump | planted queries | copy flagged against the original | default: copy selected | "
-          "plain greedy: copy selected | default: original selected |")
-    print("|---|---|---|---|---|---|")
+    options = ("keep_both", "drop_both", "keep_stronger")
+    print("| dump | planted queries | copy flagged against the original | plain greedy: copy selected | "
+          + " | ".join(f"{o}: copy / original / both / told" for o in options) + " |")
+    print("|---|---|---|---|" + "---|" * len(options))
     for path in paths:
-        planted = default_bad = greedy_bad = default_good = flagged = 0
+        rng = random.Random(seed)
+        planted = greedy_bad = flagged = 0
+        counts = {o: [0, 0, 0, 0] for o in options}  # copy selected, original selected, both, listed as unresolved
         for q in ctxselect.read_dump(path):
             gold = [c for c in q.candidates if q.gold_sets and c.id in set().union(*q.gold_sets)]
             source = next((c for c in gold if re.search(r"\b\d[\d,]*\b", c.text)), None)
@@ -118,13 +120,17 @@ def real_planted(paths: list[Path], seed: int) -> None:
             planted += 1
             found = _conflicts([source.text, copy.text], _titles([source, copy]))
             flagged += bool(found)
-            sel = set(ctxselect.select(cands, q.requirements, q.query).ids)
+            for option in options:
+                sel = ctxselect.select(cands, q.requirements, q.query, on_unresolved=option)
+                ids = set(sel.ids)
+                told = any({source.id, copy.id} == set(u["ids"]) for u in sel.unresolved)
+                for k, hit in enumerate((copy.id in ids, source.id in ids, {copy.id, source.id} <= ids, told)):
+                    counts[option][k] += hit
             plain = set(ctxselect.select(cands, q.requirements, q.query, "greedy", resolve_by_corroboration=False).ids)
-            default_bad += copy.id in sel
             greedy_bad += copy.id in plain
-            default_good += source.id in sel
-        print(f"| {path.stem} | {planted} | {flagged / max(planted, 1):.1%} | {default_bad / max(planted, 1):.1%} | "
-              f"{greedy_bad / max(planted, 1):.1%} | {default_good / max(planted, 1):.1%} |")
+        share = lambda k: f"{k / max(planted, 1):.1%}"  # noqa: E731
+        print(f"| {path.stem} | {planted} | {share(flagged)} | {share(greedy_bad)} | "
+              + " | ".join(" / ".join(share(k) for k in counts[o]) for o in options) + " |")
 
 
 # --- templated documents: one template, several subjects (and, sometimes, a second version of one) ---

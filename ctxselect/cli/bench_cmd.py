@@ -64,7 +64,7 @@ def _bench_tables(result: BenchResult) -> list[Table]:
 
 def _bench(dumps: list[Path], methods: str, budget: int | None, budget_scale: float | None, jobs: int,
            time_limit: float, as_json: bool, plot: Path | None, markdown: bool,
-           on_unresolved: OnUnresolved = OnUnresolved.KEEP_BOTH) -> int:
+           on_unresolved: OnUnresolved = OnUnresolved.DROP_BOTH) -> int:
     names = _methods(methods)
     _check_output(plot, dumps, "--plot")
     queries = [q for dump in dumps for q in read_dump(dump)]
@@ -106,7 +106,7 @@ def bench_command(
     plot: Annotated[Path | None, typer.Option(help="Write a PNG: quality against latency, metric bars.")] = None,
     markdown: Annotated[bool, typer.Option("--markdown", help="Print the summary as a markdown table.")] = False,
     on_unresolved: Annotated[OnUnresolved, typer.Option(
-        help="What a conflict the evidence cannot decide becomes.")] = OnUnresolved.KEEP_BOTH,
+        help="What a conflict the evidence cannot decide becomes.")] = OnUnresolved.DROP_BOTH,
 ) -> None:
     """Replay dumps through the selectors and compare them side by side."""
     _guarded(lambda: _bench(dumps, methods, budget, budget_scale, jobs, time_limit, as_json, plot, markdown,

@@ -100,7 +100,7 @@ def select_command(
                                                   "(whole or not at all).")] = None,
     excluded: Annotated[bool, typer.Option("--excluded", help="List every left-out chunk with its reason.")] = False,
     on_unresolved: Annotated[OnUnresolved, typer.Option(
-        help="What a conflict the evidence cannot decide becomes.")] = OnUnresolved.KEEP_BOTH,
+        help="What a conflict the evidence cannot decide becomes.")] = OnUnresolved.DROP_BOTH,
 ) -> None:
     """Select each query's context and print it in assembly order, with the gate's verdict and
     the conflicts its sources leave unresolved."""

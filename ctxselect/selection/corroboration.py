@@ -207,7 +207,7 @@ def _even_split(packed, out: Resolution, pair, sides, support, values, withheld,
 
 
 def resolve_conflicts(packed: PackedCandidates, signals: Signals, eligible: np.ndarray, *,
-                      on_unresolved: OnUnresolved = OnUnresolved.KEEP_BOTH) -> Resolution:
+                      on_unresolved: OnUnresolved = OnUnresolved.DROP_BOTH) -> Resolution:
     """Decide each free-text claim conflict by corroboration, and supersede older versions.
 
     An even split goes to the requirements' ``source_precedence`` when the two sources' trust

@@ -232,7 +232,7 @@ def build_problem(
     hard_conflict_severity: float = 1.0,
     exclude_outside_window: bool = True,
     resolve_by_corroboration: bool = True,
-    on_unresolved: OnUnresolved = OnUnresolved.KEEP_BOTH,
+    on_unresolved: OnUnresolved = OnUnresolved.DROP_BOTH,
 ) -> Problem:
     """Assemble the selection problem of one query.
 

@@ -69,10 +69,10 @@ def test_select_lists_unresolved_conflicts_and_takes_the_outcome(tmp_path):
                            {"id": "b", "source": "wire", "tokens": 30, "relevance": 0.8, "text": fact.format(n="10,000")}]}
     dump = tmp_path / "even.jsonl"
     dump.write_text(json.dumps(line) + "\n")
-    shown = runner.invoke(app, ["select", str(dump)])  # keep_both, the default
+    shown = runner.invoke(app, ["select", str(dump), "--on-unresolved", "keep_both"])
     assert shown.exit_code == 0, shown.output
     assert "sources disagree: `a[b]` states '3,559 people', `b` states '10,000 people' (both eligible)" in shown.stdout
-    data = json.loads(runner.invoke(app, ["select", str(dump), "--json", "--on-unresolved", "drop_both"]).stdout)["queries"][0]
+    data = json.loads(runner.invoke(app, ["select", str(dump), "--json"]).stdout)["queries"][0]  # drop_both
     assert data["status"] == "empty" and data["unresolved"][0]["outcome"] == "both left out"
     bad = runner.invoke(app, ["select", str(dump), "--on-unresolved", "keep"])
     assert bad.exit_code == 2 and "keep_stronger" in bad.output

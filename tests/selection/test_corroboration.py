@@ -44,9 +44,9 @@ def test_copies_in_one_document_count_once():
 def test_even_split_is_unresolved():
     cands = [chunk("a", "3,559", 0.8, "d1"), chunk("b", "10,000", 0.8, "d2"),
              {"id": "c", "source": "s", "tokens": 20, "relevance": 0.3, "text": "Unrelated weather notes."}]
-    assert sorted(ctxselect.select(cands, {"token_budget": 200}).ids) == ["a", "b", "c"]  # the default: keep_both
-    sel = ctxselect.select(cands, {"token_budget": 200}, on_unresolved="drop_both")
-    assert sel.ids == ["c"]  # neither side is corroborated: both are left out
+    assert sorted(ctxselect.select(cands, {"token_budget": 200}, on_unresolved="keep_both").ids) == ["a", "b", "c"]
+    sel = ctxselect.select(cands, {"token_budget": 200})
+    assert sel.ids == ["c"]  # the default: neither side is corroborated, both are left out
     assert sel.excluded["a"] == ("unresolved conflict with `b`: '3,559 people' (1 supporting chunk(s)) vs "
                                  "'10,000 people' (1 supporting chunk(s)), an even split; neither side is "
                                  "corroborated, both are left out")
@@ -185,3 +185,22 @@ def test_an_unknown_outcome_lists_the_valid_ones():
     with pytest.raises(ctxselect.InputError, match="field 'on_unresolved': expected one of drop_both, "
                                                    "keep_stronger, keep_both, found 'keep'"):
         ctxselect.select(EVEN, {"token_budget": 200}, on_unresolved="keep")
+
+
+def test_near_duplicates_about_different_years_or_pages_are_no_drift():
+    """'27 goals in 2018' and '31 goals in 2019' are near-duplicates whose numbers differ, but each
+    names its own year: no conflict is listed (it was an unresolved drift), and the 2019 chunk is
+    kept for the 2019 question. Two titled pages of one template likewise."""
+    texts = [f"During the league campaign the club striker scored {n} goals in {y}." for n, y in
+             ((27, 2018), (31, 2019), (12, 2020))]
+    cands = [{"id": f"y{y}", "source": "s", "tokens": 15, "relevance": 0.8, "text": t}
+             for t, y in zip(texts, (2018, 2019, 2020))]
+    sel = ctxselect.select(cands, {"token_budget": 100}, query="how many goals did the striker score in 2019?")
+    assert "y2019" in sel.ids and sel.unresolved == []
+    page = "The plan costs {c} dollars per month and includes {u} users with email support and backups."
+    plans = [{"id": name, "source": "pricing", "tokens": 20, "relevance": 0.8, "title": f"{name} plan",
+              "text": page.format(c=c, u=u)} for name, c, u in (("Basic", 10, 5), ("Pro", 30, 20))]
+    sel = ctxselect.select(plans, {"token_budget": 100})
+    assert sel.unresolved == [] and sel.status != "empty"
+    untitled = [{k: v for k, v in p.items() if k != "title"} for p in plans]
+    assert ctxselect.select(untitled, {"token_budget": 100}).unresolved  # the same texts without titles: drift

@@ -19,7 +19,7 @@ from ctxselect.features.pairs import ConflictKind, ContradictionPairs
 from ctxselect.kernels.pairs import _differing_code_pairs
 from ctxselect.packing import PackedCandidates
 from ctxselect.text.claims import claim_titles, find_claim_conflicts
-from ctxselect.text.words import numbers_in
+from ctxselect.text.words import numbers_in, years_in
 
 __all__ = ["detect_contradictions", "merge_contradictions", "version_rank", "version_superseded", "drift_pairs", "claim_pairs",
            "CLAIM_ALL_TEXTS_LIMIT"]
@@ -57,9 +57,12 @@ def version_superseded(packed, vi, vj, rank) -> np.ndarray:
 
 
 def drift_pairs(packed: PackedCandidates, i: np.ndarray, j: np.ndarray):
-    """Near-duplicate pairs whose texts each state a number the other does not."""
+    """Near-duplicate pairs whose texts each state a number the other does not — unless they are
+    about different things: each names a year the other does not ("27 goals in 2018", "31 goals
+    in 2019"), or both carry a title (or section) and they differ (one template, two pages)."""
     keep = np.zeros(len(i), dtype=bool)
     cache: dict[int, Counter] = {}
+    titles = claim_titles(packed.candidates)
     for e, (a, b) in enumerate(zip(i.tolist(), j.tolist())):
         na = cache.get(a)
         if na is None:
@@ -67,7 +70,12 @@ def drift_pairs(packed: PackedCandidates, i: np.ndarray, j: np.ndarray):
         nb = cache.get(b)
         if nb is None:
             nb = cache[b] = numbers_in(packed.candidates[b].text)
-        keep[e] = bool(na - nb) and bool(nb - na)
+        if not (na - nb and nb - na):
+            continue
+        ya, yb = set(years_in(packed.candidates[a].text)), set(years_in(packed.candidates[b].text))
+        ta, tb = titles[a], titles[b]
+        different_titles = any(x is not None and y is not None and x != y for x, y in zip(ta, tb))
+        keep[e] = not (ya - yb and yb - ya) and not different_titles
     return i[keep], j[keep]
 
 
