@@ -1,1 +1,2 @@
-"""Text helpers: the word tokenizer, numbers, years and stopwords (words), and claims in free text (claims)."""
+"""Text helpers: content terms, numbers, years and stopwords (words), claims in free text (claims), what
+a claim is about (claim_scope) and the compiled prefilter of claim keys (claim_keys)."""
