@@ -259,29 +259,27 @@ def _real_flags(paths):
                 yield path.stem, q.candidates[i], q.candidates[j], claims
 
 
+def _count(rows: dict, row_name: str, key: str, claims, show: bool, detail: str) -> None:
+    """Count one flag under ``row_name`` by its hand label ``LABELS[key]`` (and print it)."""
+    label = LABELS.get(key)
+    row = rows.setdefault(row_name, [0, 0, 0])
+    row[0] += 1
+    row[1] += bool(label and label[0])
+    row[2] += label is None
+    if show:
+        ca, cb = claims[0]
+        print(f"{'UNLABELLED' if label is None else ('true ' if label[0] else 'false')} {key}: "
+              f"{ca.raw!r} vs {cb.raw!r}{detail or (' — ' + label[1] if label else '')}")
+
+
 def precision(paths: list[Path], show: bool) -> None:
     rows: dict[str, list[int]] = {p.stem: [0, 0, 0] for p in paths}  # source -> [flags, true, unlabelled]
     for name, a, b, claims in _real_flags(paths):
-        label = LABELS.get(f"{a.id} | {b.id}")
-        row = rows.setdefault(name, [0, 0, 0])
-        row[0] += 1
-        row[1] += bool(label and label[0])
-        row[2] += label is None
-        if show:
-            ca, cb = claims[0]
-            print(f"{'UNLABELLED' if label is None else ('true ' if label[0] else 'false')} {a.id} | {b.id}: "
-                  f"{ca.raw!r} vs {cb.raw!r}{' — ' + label[1] if label else ''}")
+        _count(rows, name, f"{a.id} | {b.id}", claims, show, "")
     for name, i, j, claims, texts, _subjects, group in [(*f, "development") for f in _templated_flags()] + [
             (*f, "held out") for f in _templated_flags(HELD_OUT)]:
-        label = LABELS.get(f"{name}: {i}-{j}")
-        row = rows.setdefault(f"templated documents, {group}", [0, 0, 0])
-        row[0] += 1
-        row[1] += bool(label and label[0])
-        row[2] += label is None
-        if show:
-            ca, cb = claims[0]
-            print(f"{'UNLABELLED' if label is None else ('true ' if label[0] else 'false')} {name}: {i}-{j}: "
-                  f"{ca.raw!r} vs {cb.raw!r} — {texts[i]!r} / {texts[j]!r}")
+        _count(rows, f"templated documents, {group}", f"{name}: {i}-{j}", claims, show,
+               f" — {texts[i]!r} / {texts[j]!r}")
     print("| flags on | flagged pairs | true contradictions | precision | unlabelled |")
     print("|---|---|---|---|---|")
     total = [0, 0, 0]
