@@ -100,6 +100,9 @@ def run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core
                 info["reason"] = f"time limit of {time_limit:g} s reached before optimality was proven"
             if late:
                 info["reason"] = f"{overrun}; in a grace of {remaining:.2g} s: {info['reason']}"
+            if target is not None and not most_proven and result.status == "optimal":
+                info.update(status="feasible", reason="proven optimal for the required chunks found, but "
+                            "whether a selection can hold more of them was not proven in the time limit")
             if not violations(problem, result.mask, enforce_gate=gate_on, enforce_sources=sources_on,
                               ceiling=enforce_gate) and sources_met(problem, result.mask) >= (target or 0):
                 if target is not None:
@@ -112,6 +115,8 @@ def run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core
                 info.update(status="feasible", bound=None,
                             reason="the solver's selection broke a condition in exact arithmetic "
                                    "(its coefficients are rounded); the best baseline that meets it is returned")
+                if target is not None:
+                    info["infeasible"] += _best_effort_notes(problem, hint, most_proven)
                 return hint, info
         if result.status == "unknown":
             return _fallback(problem, hint, gate_on, sources_on, info,
