@@ -31,6 +31,8 @@ write ISO text, as :func:`ctxselect.write_dump` does) is a rule a user can predi
 
 from __future__ import annotations
 
+import numbers
+
 import math
 import re
 import time
@@ -156,8 +158,8 @@ def to_epoch_seconds(value: Any, field: str = "timestamp") -> float:
     """
     if isinstance(value, bool):
         raise InputError(expected=TIME_EXPECTED, found=value, field=field)
-    if isinstance(value, (int, float)):
-        return _epoch_number(value, field)
+    if isinstance(value, numbers.Real):  # NumPy's scalars too
+        return _epoch_number(int(value) if isinstance(value, numbers.Integral) else float(value), field)
     if isinstance(value, datetime):
         return _in_range(_datetime_to_epoch(value), value, field)
     if isinstance(value, date):

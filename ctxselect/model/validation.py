@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 from enum import Enum
 from typing import Any, Mapping, TypeVar
 
@@ -28,7 +29,14 @@ def _fail(field: str, expected: str, value: Any) -> InputError:
 
 
 def is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    """A real number: Python's int and float, and NumPy's integer and floating scalars (every
+    retriever returns those); never a bool (NumPy's bool_ is no ``numbers.Real``)."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _as_int(value: Any) -> Any:
+    """A NumPy integer scalar as a Python int (other values unchanged)."""
+    return int(value) if isinstance(value, numbers.Integral) and not isinstance(value, (int, bool)) else value
 
 
 def text(value: Any, field: str, *, allow_empty: bool = True, limit: int = MAX_TEXT_CHARS) -> str:
@@ -47,7 +55,8 @@ def text(value: Any, field: str, *, allow_empty: bool = True, limit: int = MAX_T
 
 
 def label(value: Any, field: str) -> str:
-    """A non-empty identifier; integers are accepted and turned into text."""
+    """A non-empty identifier; integers (NumPy's too) are accepted and turned into text."""
+    value = _as_int(value)
     if isinstance(value, int) and not isinstance(value, bool):
         if abs(value) > MAX_COUNT:
             raise _fail(field, f"a string, or an integer of at most {MAX_COUNT:,} in size", value)
@@ -86,8 +95,10 @@ def number(value: Any, field: str, *, low: float | None = None, high: float | No
 
 
 def integer(value: Any, field: str, *, low: int | None = None, high: int = MAX_COUNT) -> int:
-    """An integer in [low, high] (``high`` defaults to :data:`MAX_COUNT`); integral floats pass."""
-    if isinstance(value, float) and value.is_integer():
+    """An integer in [low, high] (``high`` defaults to :data:`MAX_COUNT`); integral floats pass,
+    and NumPy's integer and floating scalars like Python's."""
+    value = _as_int(value)
+    if is_number(value) and not isinstance(value, int) and math.isfinite(float(value)) and float(value).is_integer():
         value = int(value)
     if (not isinstance(value, int) or isinstance(value, bool)
             or (low is not None and value < low) or value > high):

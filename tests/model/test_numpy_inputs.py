@@ -1,0 +1,55 @@
+"""NumPy scalars wherever a number is expected (every retriever returns them): accepted as the
+Python number they equal, rejected with the same located message when out of range; NumPy's
+bool is never a number."""
+
+import numpy as np
+import pytest
+
+import ctxselect
+
+INTS = [np.int8, np.int16, np.int32, np.int64, np.uint16, np.uint32, np.uint64]
+FLOATS = [np.float16, np.float32, np.float64]
+
+
+def _chunk(**over):
+    return {"id": "a", "source": "s", "relevance": 0.9, "tokens": 30, "text": "refunds within 30 days", **over}
+
+
+@pytest.mark.parametrize("kind", INTS)
+def test_numpy_integers_are_counts_ids_and_times(kind):
+    chunk = _chunk(id=kind(7), tokens=kind(30), rank=kind(1), timestamp=kind(100))
+    reqs = {"token_budget": kind(100), "required_sources": {"s": kind(1)}, "max_chunks": kind(3),
+            "max_per_source": kind(2), "now": kind(100)}
+    sel = ctxselect.select([chunk], reqs, core_size=kind(50), exact_up_to=kind(60))
+    assert sel.ids == ["7"] and sel.tokens == 30 and sel.report.passed
+    assert ctxselect.pack([chunk], reqs).budget == 100
+
+
+@pytest.mark.parametrize("kind", FLOATS)
+def test_numpy_floats_are_scores_weights_and_thresholds(kind):
+    chunk = _chunk(relevance=kind(0.5), timestamp=kind(1000.0))
+    reqs = {"token_budget": kind(100.0), "decay_lambda": kind(0.25), "now": 1000,
+            "gate": {"min_coverage": kind(0.5), "max_token_utilization": kind(0.75)}}
+    sel = ctxselect.select([chunk], reqs, time_limit=kind(2.0), weights={"sharpen": kind(2.0)}, mmr_lambda=kind(0.5))
+    assert sel.ids == ["a"]
+    assert ctxselect.inspect([chunk], reqs).metrics["token_utilization"] == pytest.approx(0.3)
+    expected = ctxselect.select([_chunk(relevance=float(kind(0.5)))], {**reqs, "token_budget": 100}, weights={"sharpen": 2.0})
+    assert sel.objective == pytest.approx(expected.objective)
+
+
+@pytest.mark.parametrize("value, message", [
+    (np.float32(1.5), "field 'relevance': expected a number in [0, 1], found 1.5"),
+    (np.True_, "field 'relevance': expected a number in [0, 1], found bool np.True_"),
+    (np.float64("nan"), "field 'relevance': expected a number in [0, 1], found np.float64(nan)"),
+    (np.float32("inf"), "field 'relevance': expected a number in [0, 1]"),
+])
+def test_bad_numpy_scores_get_the_located_message(value, message):
+    with pytest.raises(ctxselect.InputError, match=r"candidate 'a', " + message.replace("[", r"\[").replace("]", r"\]")
+                       .replace("(", r"\(").replace(")", r"\)")):
+        ctxselect.select([_chunk(relevance=value)], {"token_budget": 100})
+
+
+@pytest.mark.parametrize("value", [np.float32(10.5), np.int64(0), np.bool_(True), np.int64(-3)])
+def test_bad_numpy_budgets_are_refused(value):
+    with pytest.raises(ctxselect.InputError, match="field 'token_budget': expected a positive integer"):
+        ctxselect.select([_chunk()], {"token_budget": value})
