@@ -76,3 +76,13 @@ def test_select_lists_unresolved_conflicts_and_takes_the_outcome(tmp_path):
     assert data["status"] == "empty" and data["unresolved"][0]["outcome"] == "both left out"
     bad = runner.invoke(app, ["select", str(dump), "--on-unresolved", "keep"])
     assert bad.exit_code == 2 and "keep_stronger" in bad.output
+
+
+def test_version_and_short_help():
+    from importlib.metadata import version
+
+    shown = runner.invoke(app, ["--version"])
+    assert shown.exit_code == 0 and shown.stdout.strip() == f"ctxselect {version('ctxselect')}"
+    for args in (["-h"], ["select", "-h"], ["bench", "-h"]):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 0 and "Usage: ctxselect" in result.stdout, args
