@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import logging
 import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
@@ -25,6 +26,11 @@ from ctxselect.selection.solvers.cpsat import load_solver
 from ctxselect.selection.solvers.tiers import run_optimal
 
 __all__ = ["Selection", "select", "prepare"]
+
+#: The library's logger (silent unless the application configures logging): INFO when a gate or a
+#: source minimum is relaxed, a call falls back or comes back empty; DEBUG with each call's stage times.
+logger = logging.getLogger("ctxselect")
+logger.addHandler(logging.NullHandler())
 
 
 @dataclass(frozen=True)
@@ -193,6 +199,18 @@ _PARAMETERS = {
 }
 
 
+def _log(method: Method, status: str, reason: str, relaxed: list[str], infeasible: list[str],
+         timings: dict[str, float]) -> None:
+    """What a call did, for the application's log (never its data: reasons quote no chunk outside
+    the scopes, and no text is logged)."""
+    if (relaxed or status in ("fallback", "empty")) and logger.isEnabledFor(logging.INFO):
+        logger.info("select(%s): %s (%s); relaxed: %s; %s", method.value, status, reason,
+                    ", ".join(relaxed) or "nothing", "; ".join(infeasible) or "no condition unmet")
+    if logger.isEnabledFor(logging.DEBUG):
+        logger.debug("select(%s): %s in %.1f ms (%s)", method.value, status, 1e3 * timings.get("total", 0.0),
+                     ", ".join(f"{k} {1e3 * v:.1f} ms" for k, v in timings.items() if k != "total"))
+
+
 def select(
     candidates: Iterable[Candidate | Mapping[str, Any]] | PackedCandidates,
     requirements: Requirements | Mapping[str, Any] | None = None,
@@ -341,6 +359,7 @@ def select(
         status, reason = "empty", f"{empty_reason(problem.n, excluded)} ({status}: {reason})"
     ended = time.perf_counter()
     timings.update(report=ended - finishing, total=ended - started)
+    _log(method, status, reason, relaxed, infeasible, timings)
     return Selection(
         ids=[problem.packed.ids[i] for i in positions], method=method.value, objective=objective,
         bound=bound, gap=gap, status=status, status_reason=reason, report=report, excluded=excluded,
