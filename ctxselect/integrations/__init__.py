@@ -1,0 +1,1 @@
+"""Framework components (optional extras; the core never imports them): ``langchain``."""

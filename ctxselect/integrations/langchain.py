@@ -1,0 +1,111 @@
+"""ctxselect as a LangChain document compressor (``pip install 'ctxselect[langchain]'``).
+
+:class:`CtxSelectCompressor` follows LangChain's ``BaseDocumentCompressor`` contract:
+``compress_documents(documents, query)`` (and its async twin) returns the documents ctxselect
+selects, in assembly order, so it drops into a ``ContextualCompressionRetriever``, a
+``DocumentCompressorPipeline`` or a ``RunnableLambda`` after any retriever::
+
+    from ctxselect.integrations.langchain import CtxSelectCompressor
+    compressor = CtxSelectCompressor(token_budget=2000)
+    docs = compressor.compress_documents(retriever.invoke(question), question)
+
+Fields are read by name from each document: the text from ``page_content``; the id from
+``Document.id``, else ``metadata[id_key]``, else the position; the source, relevance, timestamp,
+scope and token count from ``metadata`` (``source_key``, ``score_key`` ...). A document without a
+score gets a relevance from its retrieval rank (1 for the first, falling linearly). The
+documents returned are copies with ``metadata["ctxselect"]`` = ``{"position", "status"}`` (LangChain's
+compressors return copies; the inputs are not modified); the whole :class:`ctxselect.Selection`
+of the last call is :attr:`CtxSelectCompressor.last_selection` (its ids are
+``"<position>:<document id>"``, unique even when documents share an id).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+from langchain_core.callbacks import Callbacks
+from langchain_core.documents import BaseDocumentCompressor, Document
+from pydantic import ConfigDict, Field, PrivateAttr
+
+from ctxselect.selection.api import Selection, select
+
+__all__ = ["CtxSelectCompressor"]
+
+
+class CtxSelectCompressor(BaseDocumentCompressor):
+    """Select the retrieved documents that go into the context window.
+
+    Parameters
+    ----------
+    token_budget : int
+        The context's token budget.
+    requirements : dict, optional
+        Any other requirement key (``required_sources``, ``allowed_scopes``, ``gate`` ...).
+    method : str
+        ``optimal`` (default) or a baseline (``greedy``, ``topk``, ``density``, ``mmr``).
+    select_options : dict, optional
+        Keyword arguments of :func:`ctxselect.select` (``time_limit``, ``weights`` ...).
+    id_key, source_key, score_key, timestamp_key, scope_key, tokens_key : str
+        Metadata keys the fields are read from.
+    default_source : str
+        The source of a document whose metadata names none.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    token_budget: int
+    requirements: dict = Field(default_factory=dict)
+    method: str = "optimal"
+    select_options: dict = Field(default_factory=dict)
+    id_key: str = "id"
+    source_key: str = "source"
+    score_key: str = "relevance_score"
+    timestamp_key: str = "timestamp"
+    scope_key: str = "scope"
+    tokens_key: str = "tokens"
+    default_source: str = "retrieved"
+    _last: Optional[Selection] = PrivateAttr(default=None)
+
+    @property
+    def last_selection(self) -> Optional[Selection]:
+        """The :class:`ctxselect.Selection` of the last call (report, reasons, unresolved conflicts)."""
+        return self._last
+
+    def _candidate(self, k: int, n: int, doc: Document) -> dict[str, Any]:
+        meta = doc.metadata or {}
+        cid = doc.id if getattr(doc, "id", None) else meta.get(self.id_key, k)
+        candidate: dict[str, Any] = {
+            "id": f"{k}:{cid}",  # unique even when the documents' own ids repeat
+            "text": doc.page_content,
+            "source": meta.get(self.source_key, self.default_source),
+            "relevance": meta.get(self.score_key, 1.0 - k / max(n, 1)),
+            "rank": k + 1,
+        }
+        for key, name in ((self.timestamp_key, "timestamp"), (self.scope_key, "scope"), (self.tokens_key, "tokens")):
+            if meta.get(key) is not None:
+                candidate[name] = meta[key]
+        return candidate
+
+    def compress_documents(self, documents: Sequence[Document], query: str,
+                           callbacks: Optional[Callbacks] = None) -> Sequence[Document]:
+        """The documents ctxselect selects for ``query``, in assembly order (copies, with
+        ``metadata["ctxselect"]``).
+
+        Raises
+        ------
+        ctxselect.InputError
+            For a document whose fields ctxselect cannot read (naming the document and field).
+        """
+        documents = list(documents)
+        if not documents:
+            return []
+        candidates = [self._candidate(k, len(documents), d) for k, d in enumerate(documents)]
+        requirements = {**self.requirements, "token_budget": self.token_budget}
+        selection = select(candidates, requirements, query, self.method, **self.select_options)
+        self._last = selection
+        out = []
+        for position, cid in enumerate(selection.ids):
+            doc = documents[int(cid.split(":", 1)[0])]
+            meta = dict(doc.metadata or {}, ctxselect={"position": position, "status": selection.status})
+            out.append(doc.model_copy(update={"metadata": meta}))
+        return out

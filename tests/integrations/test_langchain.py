@@ -1,0 +1,74 @@
+"""The LangChain component against the real langchain-core: the BaseDocumentCompressor contract,
+sync and async, after a real in-memory retriever in a runnable chain."""
+
+import asyncio
+
+import pytest
+
+langchain_core = pytest.importorskip("langchain_core")
+
+from langchain_core.documents import BaseDocumentCompressor, Document  # noqa: E402
+from langchain_core.embeddings import DeterministicFakeEmbedding  # noqa: E402
+from langchain_core.runnables import RunnableLambda  # noqa: E402
+from langchain_core.vectorstores import InMemoryVectorStore  # noqa: E402
+
+import ctxselect  # noqa: E402
+from ctxselect.integrations.langchain import CtxSelectCompressor  # noqa: E402
+
+DOCS = [
+    Document("Annual plans can be refunded within 30 days of purchase.", id="refund-v2",
+             metadata={"source": "policy", "relevance_score": 0.9, "tokens": 20}),
+    Document("Annual plans can be refunded within 30 days of purchase.", id="refund-copy",
+             metadata={"source": "wiki", "relevance_score": 0.85, "tokens": 20}),
+    Document("Refunds go to the original payment method within five business days.", id="payout",
+             metadata={"source": "policy", "relevance_score": 0.7, "tokens": 20}),
+    Document("Internal: refund fraud thresholds for the risk team.", id="internal",
+             metadata={"source": "risk", "relevance_score": 0.95, "tokens": 20, "scope": "internal"}),
+]
+
+
+def _compressor(**over):
+    return CtxSelectCompressor(token_budget=100, requirements={"allowed_scopes": ["public"]}, **over)
+
+
+def test_it_is_a_langchain_document_compressor_returning_the_selected_documents():
+    docs = [d.model_copy(update={"metadata": {**d.metadata, "scope": d.metadata.get("scope", "public")}}) for d in DOCS]
+    compressor = _compressor()
+    assert isinstance(compressor, BaseDocumentCompressor)
+    out = compressor.compress_documents(docs, "how long do refunds take?")
+    ids = [d.id for d in out]
+    assert "internal" not in ids  # outside the caller's scopes
+    assert not {"refund-v2", "refund-copy"} <= set(ids)  # near-duplicates: one of them
+    assert "payout" in ids and all(isinstance(d, Document) for d in out)
+    assert [d.metadata["ctxselect"]["position"] for d in out] == list(range(len(out)))
+    assert docs[0].metadata.get("ctxselect") is None  # the inputs are not modified
+    sel = compressor.last_selection
+    assert isinstance(sel, ctxselect.Selection) and sel.status == out[0].metadata["ctxselect"]["status"]
+    assert sel.excluded["3:internal"].startswith("inadmissible")
+
+
+def test_async_and_empty_input():
+    docs = [d.model_copy(update={"metadata": {**d.metadata, "scope": "public"}}) for d in DOCS[:3]]
+    compressor = _compressor()
+    out = asyncio.run(compressor.acompress_documents(docs, "refund window"))
+    assert out and {d.id for d in out} <= {"refund-v2", "refund-copy", "payout"}
+    assert compressor.compress_documents([], "anything") == []
+
+
+def test_after_a_real_retriever_in_a_chain_without_scores():
+    store = InMemoryVectorStore(DeterministicFakeEmbedding(size=32))
+    store.add_documents([Document(f"Note {k}: refunds are handled by team {k}.", id=f"n{k}", metadata={"scope": "public"})
+                         for k in range(12)])
+    compressor = _compressor(method="greedy")
+    chain = store.as_retriever(search_kwargs={"k": 8}) | RunnableLambda(
+        lambda docs: compressor.compress_documents(docs, "who handles refunds?"))
+    out = chain.invoke("who handles refunds?")
+    sel = compressor.last_selection
+    assert 1 <= len(out) <= 8 and [d.id for d in out] == [i.split(":", 1)[1] for i in sel.ids]
+    assert sel.tokens <= 100 and len(sel.ids) + len(sel.excluded) == 8  # the retriever's 8, each accounted for
+
+
+def test_a_bad_document_field_is_a_located_error():
+    bad = Document("text", id="x", metadata={"relevance_score": "high", "scope": "public"})
+    with pytest.raises(ctxselect.InputError, match=r"candidate '0:x', field 'relevance'"):
+        _compressor().compress_documents([bad], "q")
