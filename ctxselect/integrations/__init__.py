@@ -1,1 +1,2 @@
-"""Framework components (optional extras; the core never imports them): ``langchain``."""
+"""Framework components (optional extras; the core never imports them): ``langchain``,
+``llamaindex``."""

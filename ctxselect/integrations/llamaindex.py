@@ -1,0 +1,99 @@
+"""ctxselect as a LlamaIndex node postprocessor (``pip install 'ctxselect[llamaindex]'``).
+
+:class:`CtxSelectPostprocessor` follows LlamaIndex's ``BaseNodePostprocessor`` contract: it goes in
+a query engine's ``node_postprocessors`` list (or is called as ``postprocess_nodes(nodes,
+query_str=...)``) and returns the caller's own ``NodeWithScore`` objects that ctxselect selects, in
+assembly order::
+
+    from ctxselect.integrations.llamaindex import CtxSelectPostprocessor
+    engine = index.as_query_engine(node_postprocessors=[CtxSelectPostprocessor(token_budget=2000)])
+
+A node's text is ``node.get_content()``; its relevance is its score (which must then lie in
+[0, 1]; with ``use_scores=False``, or when a node has no score, the retrieval rank gives it: 1
+for the first, falling linearly); source, timestamp, scope and token count are read from
+``node.metadata`` by name. The whole :class:`ctxselect.Selection` of the last call is
+:attr:`CtxSelectPostprocessor.last_selection` (ids ``"<position>:<node id>"``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, List, Optional
+
+from llama_index.core.bridge.pydantic import Field, PrivateAttr
+from llama_index.core.postprocessor.types import BaseNodePostprocessor
+from llama_index.core.schema import NodeWithScore, QueryBundle
+
+from ctxselect.selection.api import Selection, select
+
+__all__ = ["CtxSelectPostprocessor"]
+
+
+class CtxSelectPostprocessor(BaseNodePostprocessor):
+    """Select the retrieved nodes that go into the context window.
+
+    Parameters
+    ----------
+    token_budget : int
+        The context's token budget.
+    requirements : dict, optional
+        Any other requirement key (``required_sources``, ``allowed_scopes``, ``gate`` ...).
+    method : str
+        ``optimal`` (default) or a baseline (``greedy``, ``topk``, ``density``, ``mmr``).
+    select_options : dict, optional
+        Keyword arguments of :func:`ctxselect.select` (``time_limit``, ``weights`` ...).
+    use_scores : bool
+        Read relevance from the nodes' scores (they must lie in [0, 1]); else from their rank.
+    source_key, timestamp_key, scope_key, tokens_key : str
+        Metadata keys the fields are read from.
+    default_source : str
+        The source of a node whose metadata names none.
+    """
+
+    token_budget: int
+    requirements: dict = Field(default_factory=dict)
+    method: str = "optimal"
+    select_options: dict = Field(default_factory=dict)
+    use_scores: bool = True
+    source_key: str = "source"
+    timestamp_key: str = "timestamp"
+    scope_key: str = "scope"
+    tokens_key: str = "tokens"
+    default_source: str = "retrieved"
+    _last: Optional[Selection] = PrivateAttr(default=None)
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "CtxSelectPostprocessor"
+
+    @property
+    def last_selection(self) -> Optional[Selection]:
+        """The :class:`ctxselect.Selection` of the last call (report, reasons, unresolved conflicts)."""
+        return self._last
+
+    def _candidate(self, k: int, n: int, item: NodeWithScore) -> dict[str, Any]:
+        node, meta = item.node, item.node.metadata or {}
+        relevance = item.score if self.use_scores and item.score is not None else 1.0 - k / max(n, 1)
+        candidate: dict[str, Any] = {"id": f"{k}:{node.node_id}", "text": node.get_content(),
+                                     "source": meta.get(self.source_key, self.default_source),
+                                     "relevance": relevance, "rank": k + 1}
+        for key, name in ((self.timestamp_key, "timestamp"), (self.scope_key, "scope"), (self.tokens_key, "tokens")):
+            if meta.get(key) is not None:
+                candidate[name] = meta[key]
+        return candidate
+
+    def _postprocess_nodes(self, nodes: List[NodeWithScore],
+                           query_bundle: Optional[QueryBundle] = None) -> List[NodeWithScore]:
+        """The nodes ctxselect selects for the query, in assembly order (the same objects).
+
+        Raises
+        ------
+        ctxselect.InputError
+            For a node whose fields ctxselect cannot read (naming the node and field).
+        """
+        if not nodes:
+            return []
+        candidates = [self._candidate(k, len(nodes), item) for k, item in enumerate(nodes)]
+        requirements = {**self.requirements, "token_budget": self.token_budget}
+        query = query_bundle.query_str if query_bundle is not None else ""
+        self._last = select(candidates, requirements, query, self.method, **self.select_options)
+        return [nodes[int(cid.split(":", 1)[0])] for cid in self._last.ids]

@@ -1,0 +1,58 @@
+"""The LlamaIndex component against the real llama-index-core: the BaseNodePostprocessor contract,
+called directly and in a query engine's postprocessor list."""
+
+import pytest
+
+pytest.importorskip("llama_index.core")
+
+from llama_index.core import Settings, VectorStoreIndex  # noqa: E402
+from llama_index.core.embeddings import MockEmbedding  # noqa: E402
+from llama_index.core.llms import MockLLM  # noqa: E402
+from llama_index.core.postprocessor.types import BaseNodePostprocessor  # noqa: E402
+from llama_index.core.schema import NodeWithScore, TextNode  # noqa: E402
+
+import ctxselect  # noqa: E402
+from ctxselect.integrations.llamaindex import CtxSelectPostprocessor  # noqa: E402
+
+TEXTS = ["Annual plans can be refunded within 30 days of purchase.",
+         "Annual plans can be refunded within 30 days of purchase.",
+         "Refunds reach the original payment method within five business days.",
+         "Internal: refund fraud thresholds for the risk team."]
+
+
+def _nodes(scores=(0.9, 0.85, 0.7, 0.95)):
+    scopes = ["public", "public", "public", "internal"]
+    return [NodeWithScore(node=TextNode(text=t, id_=f"n{k}", metadata={"source": "policy", "scope": s, "tokens": 20}),
+                          score=score) for k, (t, s, score) in enumerate(zip(TEXTS, scopes, scores))]
+
+
+def test_it_is_a_node_postprocessor_returning_the_callers_nodes():
+    nodes = _nodes()
+    pp = CtxSelectPostprocessor(token_budget=100, requirements={"allowed_scopes": ["public"]})
+    assert isinstance(pp, BaseNodePostprocessor)
+    out = pp.postprocess_nodes(nodes, query_str="how long do refunds take?")
+    assert all(any(o is n for n in nodes) for o in out)  # the same objects
+    ids = [o.node.node_id for o in out]
+    assert "n3" not in ids and not {"n0", "n1"} <= set(ids) and "n2" in ids
+    assert isinstance(pp.last_selection, ctxselect.Selection) and pp.last_selection.excluded["3:n3"].startswith("inadmissible")
+    assert pp.postprocess_nodes([], query_str="q") == []
+
+
+def test_scores_outside_zero_one_are_refused_unless_ranks_are_used():
+    pp = CtxSelectPostprocessor(token_budget=100)
+    with pytest.raises(ctxselect.InputError, match=r"candidate '0:n0', field 'relevance': expected a number in \[0, 1\]"):
+        pp.postprocess_nodes(_nodes(scores=(12.5, 9.0, 3.0, 1.0)), query_str="q")
+    ranked = CtxSelectPostprocessor(token_budget=100, use_scores=False)
+    assert ranked.postprocess_nodes(_nodes(scores=(12.5, 9.0, 3.0, 1.0)), query_str="q")
+
+
+def test_in_a_query_engine_postprocessor_list():
+    Settings.llm, Settings.embed_model = MockLLM(), MockEmbedding(embed_dim=16)
+    index = VectorStoreIndex([TextNode(text=f"Note {k}: refunds are handled by team {k}.", id_=f"t{k}",
+                                       metadata={"scope": "public"}) for k in range(12)])
+    pp = CtxSelectPostprocessor(token_budget=60, use_scores=False)
+    engine = index.as_query_engine(similarity_top_k=8, node_postprocessors=[pp])
+    response = engine.query("who handles refunds?")
+    sel = pp.last_selection
+    assert [n.node.node_id for n in response.source_nodes] == [i.split(":", 1)[1] for i in sel.ids]
+    assert 1 <= len(sel.ids) and len(sel.ids) + len(sel.excluded) == 8 and sel.tokens <= 60
