@@ -1,2 +1,2 @@
 """Framework components (optional extras; the core never imports them): ``langchain``,
-``llamaindex``."""
+``llamaindex``, ``haystack``."""

@@ -1,0 +1,97 @@
+"""ctxselect as a Haystack 2.x component (``pip install 'ctxselect[haystack]'``).
+
+:class:`CtxSelectRanker` is a ``@component`` with ``run(documents, query) -> {"documents": [...]}``:
+it returns the caller's own ``Document`` objects that ctxselect selects, in assembly order, so it
+goes after any retriever or ranker in a ``Pipeline``::
+
+    from ctxselect.integrations.haystack import CtxSelectRanker
+    pipeline.add_component("select", CtxSelectRanker(token_budget=2000))
+    pipeline.connect("retriever.documents", "select.documents")
+
+A document's text is ``content``; its relevance is its ``score`` (which must then lie in [0, 1];
+with ``use_scores=False``, or without a score, the retrieval rank gives it); source, timestamp,
+scope and token count come from ``meta`` by name. The whole :class:`ctxselect.Selection` of the
+last run is :attr:`CtxSelectRanker.last_selection` (ids ``"<position>:<document id>"``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from haystack import Document, component, default_from_dict, default_to_dict
+
+from ctxselect.selection.api import Selection, select
+
+__all__ = ["CtxSelectRanker"]
+
+
+@component
+class CtxSelectRanker:
+    """Select the retrieved documents that go into the context window.
+
+    Parameters
+    ----------
+    token_budget : int
+        The context's token budget.
+    requirements : dict, optional
+        Any other requirement key (``required_sources``, ``allowed_scopes``, ``gate`` ...).
+    method : str
+        ``optimal`` (default) or a baseline (``greedy``, ``topk``, ``density``, ``mmr``).
+    select_options : dict, optional
+        Keyword arguments of :func:`ctxselect.select` (``time_limit``, ``weights`` ...).
+    use_scores : bool
+        Read relevance from the documents' scores (they must lie in [0, 1]); else from their rank.
+    source_key, timestamp_key, scope_key, tokens_key : str
+        ``meta`` keys the fields are read from.
+    default_source : str
+        The source of a document whose meta names none.
+    """
+
+    def __init__(self, token_budget: int, requirements: Optional[dict] = None, method: str = "optimal",
+                 select_options: Optional[dict] = None, use_scores: bool = True, source_key: str = "source",
+                 timestamp_key: str = "timestamp", scope_key: str = "scope", tokens_key: str = "tokens",
+                 default_source: str = "retrieved") -> None:
+        self.token_budget, self.requirements, self.method = token_budget, dict(requirements or {}), method
+        self.select_options, self.use_scores = dict(select_options or {}), use_scores
+        self.keys = {"source": source_key, "timestamp": timestamp_key, "scope": scope_key, "tokens": tokens_key}
+        self.default_source = default_source
+        self.last_selection: Optional[Selection] = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The component's configuration, for Haystack's pipeline serialisation."""
+        return default_to_dict(self, token_budget=self.token_budget, requirements=self.requirements,
+                               method=self.method, select_options=self.select_options, use_scores=self.use_scores,
+                               source_key=self.keys["source"], timestamp_key=self.keys["timestamp"],
+                               scope_key=self.keys["scope"], tokens_key=self.keys["tokens"],
+                               default_source=self.default_source)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "CtxSelectRanker":
+        return default_from_dict(cls, data)
+
+    def _candidate(self, k: int, n: int, doc: Document) -> dict[str, Any]:
+        meta = doc.meta or {}
+        relevance = doc.score if self.use_scores and doc.score is not None else 1.0 - k / max(n, 1)
+        candidate: dict[str, Any] = {"id": f"{k}:{doc.id}", "text": doc.content or "",
+                                     "source": meta.get(self.keys["source"], self.default_source),
+                                     "relevance": relevance, "rank": k + 1}
+        for name in ("timestamp", "scope", "tokens"):
+            if meta.get(self.keys[name]) is not None:
+                candidate[name] = meta[self.keys[name]]
+        return candidate
+
+    @component.output_types(documents=list[Document])
+    def run(self, documents: list[Document], query: str = "") -> dict[str, list[Document]]:
+        """The documents ctxselect selects for ``query``, in assembly order (the same objects).
+
+        Raises
+        ------
+        ctxselect.InputError
+            For a document whose fields ctxselect cannot read (naming the document and field).
+        """
+        if not documents:
+            return {"documents": []}
+        candidates = [self._candidate(k, len(documents), d) for k, d in enumerate(documents)]
+        requirements = {**self.requirements, "token_budget": self.token_budget}
+        self.last_selection = select(candidates, requirements, query, self.method, **self.select_options)
+        return {"documents": [documents[int(cid.split(":", 1)[0])] for cid in self.last_selection.ids]}

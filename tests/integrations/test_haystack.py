@@ -1,0 +1,59 @@
+"""The Haystack component against the real haystack-ai: a @component in a Pipeline after a real
+BM25 retriever, its run() contract, and its serialisation."""
+
+import pytest
+
+pytest.importorskip("haystack")
+
+from haystack import Document, Pipeline  # noqa: E402
+from haystack.components.retrievers.in_memory import InMemoryBM25Retriever  # noqa: E402
+from haystack.document_stores.in_memory import InMemoryDocumentStore  # noqa: E402
+
+import ctxselect  # noqa: E402
+from ctxselect.integrations.haystack import CtxSelectRanker  # noqa: E402
+
+TEXTS = ["Annual plans can be refunded within 30 days of purchase.",
+         "Annual plans can be refunded within 30 days of purchase.",
+         "Refunds reach the original payment method within five business days.",
+         "Internal: refund fraud thresholds for the risk team."]
+
+
+def _docs():
+    scopes = ["public", "public", "public", "internal"]
+    return [Document(id=f"d{k}", content=t, score=s, meta={"source": "policy", "scope": sc, "tokens": 20})
+            for k, (t, s, sc) in enumerate(zip(TEXTS, (0.9, 0.85, 0.7, 0.95), scopes))]
+
+
+def test_run_returns_the_callers_documents_in_assembly_order():
+    docs = _docs()
+    ranker = CtxSelectRanker(token_budget=100, requirements={"allowed_scopes": ["public"]})
+    out = ranker.run(documents=docs, query="how long do refunds take?")["documents"]
+    assert all(any(o is d for d in docs) for o in out)
+    ids = [d.id for d in out]
+    assert "d3" not in ids and not {"d0", "d1"} <= set(ids) and "d2" in ids
+    assert ranker.last_selection.excluded["3:d3"].startswith("inadmissible")
+    assert ranker.run(documents=[], query="q") == {"documents": []}
+
+
+def test_in_a_pipeline_after_a_bm25_retriever_and_serialised():
+    store = InMemoryDocumentStore()
+    store.write_documents([Document(content=f"Note {k}: refunds are handled by team {k}.", meta={"scope": "public"})
+                           for k in range(12)])
+    pipeline = Pipeline()
+    pipeline.add_component("retriever", InMemoryBM25Retriever(store, top_k=8))
+    pipeline.add_component("select", CtxSelectRanker(token_budget=60, use_scores=False))  # BM25 is no [0, 1] score
+    pipeline.connect("retriever.documents", "select.documents")
+    question = "who handles refunds?"
+    result = pipeline.run({"retriever": {"query": question}, "select": {"query": question}})
+    sel = pipeline.get_component("select").last_selection
+    assert [d.id for d in result["select"]["documents"]] == [i.split(":", 1)[1] for i in sel.ids]
+    assert len(sel.ids) + len(sel.excluded) == 8 and sel.tokens <= 60
+    # Haystack deserialises only modules the user trusts
+    again = Pipeline.from_dict(pipeline.to_dict(), allowed_modules=["ctxselect.integrations.haystack"])
+    assert again.get_component("select").token_budget == 60
+
+
+def test_a_score_outside_zero_one_is_a_located_error():
+    docs = [Document(id="x", content="text", score=12.0, meta={})]
+    with pytest.raises(ctxselect.InputError, match=r"candidate '0:x', field 'relevance'"):
+        CtxSelectRanker(token_budget=100).run(documents=docs, query="q")
