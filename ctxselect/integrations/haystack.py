@@ -20,6 +20,7 @@ from typing import Any, Optional
 
 from haystack import Document, component, default_from_dict, default_to_dict
 
+from ctxselect.integrations._fields import candidate, position
 from ctxselect.selection.api import Selection, select
 
 __all__ = ["CtxSelectRanker"]
@@ -70,15 +71,8 @@ class CtxSelectRanker:
         return default_from_dict(cls, data)
 
     def _candidate(self, k: int, n: int, doc: Document) -> dict[str, Any]:
-        meta = doc.meta or {}
-        relevance = doc.score if self.use_scores and doc.score is not None else 1.0 - k / max(n, 1)
-        candidate: dict[str, Any] = {"id": f"{k}:{doc.id}", "text": doc.content or "",
-                                     "source": meta.get(self.keys["source"], self.default_source),
-                                     "relevance": relevance, "rank": k + 1}
-        for name in ("timestamp", "scope", "tokens"):
-            if meta.get(self.keys[name]) is not None:
-                candidate[name] = meta[self.keys[name]]
-        return candidate
+        return candidate(k, n, doc.id, doc.content or "", doc.meta, doc.score if self.use_scores else None,
+                         self.keys, self.default_source)
 
     @component.output_types(documents=list[Document])
     def run(self, documents: list[Document], query: str = "") -> dict[str, list[Document]]:
@@ -94,4 +88,4 @@ class CtxSelectRanker:
         candidates = [self._candidate(k, len(documents), d) for k, d in enumerate(documents)]
         requirements = {**self.requirements, "token_budget": self.token_budget}
         self.last_selection = select(candidates, requirements, query, self.method, **self.select_options)
-        return {"documents": [documents[int(cid.split(":", 1)[0])] for cid in self.last_selection.ids]}
+        return {"documents": [documents[position(cid)] for cid in self.last_selection.ids]}

@@ -27,6 +27,7 @@ from langchain_core.callbacks import Callbacks
 from langchain_core.documents import BaseDocumentCompressor, Document
 from pydantic import ConfigDict, Field, PrivateAttr
 
+from ctxselect.integrations._fields import candidate, position
 from ctxselect.selection.api import Selection, select
 
 __all__ = ["CtxSelectCompressor"]
@@ -73,18 +74,10 @@ class CtxSelectCompressor(BaseDocumentCompressor):
 
     def _candidate(self, k: int, n: int, doc: Document) -> dict[str, Any]:
         meta = doc.metadata or {}
-        cid = doc.id if getattr(doc, "id", None) else meta.get(self.id_key, k)
-        candidate: dict[str, Any] = {
-            "id": f"{k}:{cid}",  # unique even when the documents' own ids repeat
-            "text": doc.page_content,
-            "source": meta.get(self.source_key, self.default_source),
-            "relevance": meta.get(self.score_key, 1.0 - k / max(n, 1)),
-            "rank": k + 1,
-        }
-        for key, name in ((self.timestamp_key, "timestamp"), (self.scope_key, "scope"), (self.tokens_key, "tokens")):
-            if meta.get(key) is not None:
-                candidate[name] = meta[key]
-        return candidate
+        doc_id = doc.id if getattr(doc, "id", None) else meta.get(self.id_key, k)
+        keys = {"source": self.source_key, "timestamp": self.timestamp_key, "scope": self.scope_key,
+                "tokens": self.tokens_key}
+        return candidate(k, n, doc_id, doc.page_content, meta, meta.get(self.score_key), keys, self.default_source)
 
     def compress_documents(self, documents: Sequence[Document], query: str,
                            callbacks: Optional[Callbacks] = None) -> Sequence[Document]:
@@ -104,8 +97,8 @@ class CtxSelectCompressor(BaseDocumentCompressor):
         selection = select(candidates, requirements, query, self.method, **self.select_options)
         self._last = selection
         out = []
-        for position, cid in enumerate(selection.ids):
-            doc = documents[int(cid.split(":", 1)[0])]
-            meta = dict(doc.metadata or {}, ctxselect={"position": position, "status": selection.status})
+        for place, cid in enumerate(selection.ids):
+            doc = documents[position(cid)]
+            meta = dict(doc.metadata or {}, ctxselect={"position": place, "status": selection.status})
             out.append(doc.model_copy(update={"metadata": meta}))
         return out

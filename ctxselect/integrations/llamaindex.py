@@ -23,6 +23,7 @@ from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
+from ctxselect.integrations._fields import candidate, position
 from ctxselect.selection.api import Selection, select
 
 __all__ = ["CtxSelectPostprocessor"]
@@ -71,15 +72,10 @@ class CtxSelectPostprocessor(BaseNodePostprocessor):
         return self._last
 
     def _candidate(self, k: int, n: int, item: NodeWithScore) -> dict[str, Any]:
-        node, meta = item.node, item.node.metadata or {}
-        relevance = item.score if self.use_scores and item.score is not None else 1.0 - k / max(n, 1)
-        candidate: dict[str, Any] = {"id": f"{k}:{node.node_id}", "text": node.get_content(),
-                                     "source": meta.get(self.source_key, self.default_source),
-                                     "relevance": relevance, "rank": k + 1}
-        for key, name in ((self.timestamp_key, "timestamp"), (self.scope_key, "scope"), (self.tokens_key, "tokens")):
-            if meta.get(key) is not None:
-                candidate[name] = meta[key]
-        return candidate
+        keys = {"source": self.source_key, "timestamp": self.timestamp_key, "scope": self.scope_key,
+                "tokens": self.tokens_key}
+        return candidate(k, n, item.node.node_id, item.node.get_content(), item.node.metadata,
+                         item.score if self.use_scores else None, keys, self.default_source)
 
     def _postprocess_nodes(self, nodes: List[NodeWithScore],
                            query_bundle: Optional[QueryBundle] = None) -> List[NodeWithScore]:
@@ -96,4 +92,4 @@ class CtxSelectPostprocessor(BaseNodePostprocessor):
         requirements = {**self.requirements, "token_budget": self.token_budget}
         query = query_bundle.query_str if query_bundle is not None else ""
         self._last = select(candidates, requirements, query, self.method, **self.select_options)
-        return [nodes[int(cid.split(":", 1)[0])] for cid in self._last.ids]
+        return [nodes[position(cid)] for cid in self._last.ids]

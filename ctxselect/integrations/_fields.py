@@ -1,0 +1,26 @@
+"""The one mapping of a framework's document to a ctxselect candidate, shared by the components."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Optional
+
+
+def candidate(k: int, n: int, doc_id: Any, text: str, meta: Optional[Mapping[str, Any]], score: Any,
+              keys: Mapping[str, str], default_source: str) -> dict[str, Any]:
+    """Document ``k`` of ``n`` as a candidate: id ``"<k>:<doc_id>"`` (unique even when documents
+    share an id), its text, its source (``default_source`` when ``meta`` names none), relevance
+    ``score`` or, when it is None, the rank's (1 for the first, falling linearly), and the
+    timestamp, scope and token count that ``meta`` holds under ``keys``."""
+    meta = meta or {}
+    out: dict[str, Any] = {"id": f"{k}:{doc_id}", "text": text,
+                           "source": meta.get(keys["source"], default_source),
+                           "relevance": 1.0 - k / max(n, 1) if score is None else score, "rank": k + 1}
+    for name in ("timestamp", "scope", "tokens"):
+        if meta.get(keys[name]) is not None:
+            out[name] = meta[keys[name]]
+    return out
+
+
+def position(candidate_id: str) -> int:
+    """The input position a selected candidate id stands for."""
+    return int(candidate_id.split(":", 1)[0])
