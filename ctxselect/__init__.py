@@ -3,6 +3,7 @@
 Public API
 ----------
 select(candidates, requirements)   choose the context: optimizer or baselines, with reasons
+ContextSelector(budget=...)         the same with a configuration held by an object (thread-safe)
 inspect(chunks, requirements)      score a context: the quality vector and the gate
 trace(chunks, prompts) / audit(...) which chunks reached the prompt; RAGScope's audit
 pack(candidates, requirements)     candidates as a struct of NumPy arrays (embeddings=: one (n, d) array)
@@ -48,6 +49,7 @@ _EXPORTS = {
     "inspect": "ctxselect.quality.report",
     "METRIC_NAMES": "ctxselect.quality.vector",
     "Selection": "ctxselect.selection.api",
+    "ContextSelector": "ctxselect.selection.selector",
     "select": "ctxselect.selection.api",
     "ObjectiveWeights": "ctxselect.selection.problem",
     "score": "ctxselect.selection.problem",
@@ -97,6 +99,7 @@ if TYPE_CHECKING:  # the eager imports, for type checkers and IDEs
     from ctxselect.quality.report import QualityReport, inspect
     from ctxselect.quality.vector import METRIC_NAMES
     from ctxselect.selection.api import Selection, select
+    from ctxselect.selection.selector import ContextSelector
     from ctxselect.selection.problem import ObjectiveWeights, score
     from ctxselect.selection.solvers.registry import Method, Order
 
@@ -134,6 +137,7 @@ __all__ = [
     "read_dump",
     "score",
     "select",
+    "ContextSelector",
     "Selection",
     "set_token_counter",
     "Signals",

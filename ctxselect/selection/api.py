@@ -6,7 +6,7 @@ import inspect
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 from ctxselect._config import TOLERANCE
 from ctxselect.errors import InputError
@@ -65,6 +65,10 @@ class Selection:
         hard constraints, and the gate's utilization ceiling.
     relaxed : list of str
         Constraint tiers dropped to find a selection (``gate``, ``sources``).
+    chunks : list
+        The selected candidates themselves, in assembly order — the caller's own objects (dicts,
+        Candidates ...) with ids of whatever type they had, when the candidates came as a list, a
+        tuple or an iterator; the packed ``Candidate`` objects otherwise (``ids`` holds them as text).
     unresolved : list of dict
         Conflicts neither evidence nor source precedence decided: ``{"ids": [a, b], "values":
         [what a states, what b states], "outcome": ..., "selected": [those of a, b selected]}``,
@@ -86,6 +90,7 @@ class Selection:
     relaxed: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     unresolved: list[dict] = field(default_factory=list)
+    chunks: list = field(default_factory=list, repr=False, compare=False)
 
     @property
     def tokens(self) -> int:
@@ -317,6 +322,8 @@ def select(
         raise InputError(field="requirements", expected="requirements (at least a token_budget)",
                                 found=None, has_found=True)
     timings: dict[str, float] = {}
+    if isinstance(candidates, Iterator):
+        candidates = list(candidates)  # the caller's objects, returned in Selection.chunks
     problem = prepare(candidates, requirements, query, weights=weights, hard_conflict_severity=hard_conflict_severity,
                       exclude_outside_window=exclude_outside_window,
                       resolve_by_corroboration=resolve_by_corroboration, on_unresolved=on_unresolved,
@@ -364,4 +371,6 @@ def select(
         ids=[problem.packed.ids[i] for i in positions], method=method.value, objective=objective,
         bound=bound, gap=gap, status=status, status_reason=reason, report=report, excluded=excluded,
         infeasible=infeasible, relaxed=relaxed, timings=timings, unresolved=unresolved_entries(problem, mask),
+        chunks=[(candidates if isinstance(candidates, (list, tuple)) else problem.packed.candidates)[i]
+                for i in positions],
     )
