@@ -6,8 +6,7 @@ query.
     context = selection.chunks      # the caller's own objects, in assembly order
 
 The configuration is validated when the selector is made (an unknown requirement or option is an
-``InputError`` then, not at the first query; making the first one of a process also loads the
-solver and the compiled kernels, about a second, once), and nothing process-wide is set: the token counter
+``InputError`` then, not at the first query), and nothing process-wide is set: the token counter
 and every option go to each :func:`ctxselect.select` call. A selector holds no per-call state, so
 one instance may serve many threads at once.
 """
@@ -21,7 +20,8 @@ from ctxselect.errors import InputError
 from ctxselect.model import validation as checks
 from ctxselect.model.requirements import Requirements
 from ctxselect.model.tokens import TokenCounter
-from ctxselect.selection.api import Selection, select
+from ctxselect.selection.api import _PARAMETERS, Selection, prepare, select
+from ctxselect.selection.solvers.registry import Method, Order
 
 __all__ = ["ContextSelector"]
 
@@ -69,7 +69,21 @@ class ContextSelector:
         self.weights = None if weights is None else dict(checks.mapping(weights, "weights", "an object of weights"))
         self.token_counter = token_counter
         self.options = dict(options)
-        select([], self.requirements, None, method, weights=self.weights, **self.options)  # every option checked
+        self._check()
+
+    def _check(self) -> None:
+        """Every option as :func:`ctxselect.select` checks it, without a call (nothing is logged)."""
+        checks.parse_choice(Method, self.method, "method")
+        if "order" in self.options:
+            checks.parse_choice(Order, self.options["order"], "order")
+        for name, check in _PARAMETERS.items():
+            if name in self.options:
+                check(self.options[name])
+        for name in ("exclude_outside_window", "resolve_by_corroboration"):
+            if name in self.options:
+                checks.boolean(self.options[name], name)
+        keys = ("hard_conflict_severity", "on_unresolved", "signal_options")
+        prepare([], self.requirements, None, weights=self.weights, **{k: self.options[k] for k in keys if k in self.options})
 
     def __repr__(self) -> str:
         return (f"ContextSelector(budget={self.requirements.token_budget}, method={self.method!r}, "

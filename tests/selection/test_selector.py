@@ -64,3 +64,11 @@ def test_one_selector_serves_many_threads_and_async_callers():
                                                        requirements={"token_budget": q.requirements.token_budget})
                                       for q in queries[:3]))
     assert [s.ids for s in asyncio.run(both())] == alone[:3]
+
+
+@pytest.mark.parametrize("option, value", [("order", "random"), ("enforce_gate", "yes"), ("on_unresolved", "keep"),
+                                           ("hard_conflict_severity", 2), ("signal_options", {"colour": 1}),
+                                           ("resolve_by_corroboration", 1), ("mmr_lambda", 2)])
+def test_every_option_is_checked_when_the_selector_is_made(option, value):
+    with pytest.raises(ctxselect.InputError, match=f"'{option}"):
+        ctxselect.ContextSelector(budget=100, **{option: value})
