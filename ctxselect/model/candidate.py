@@ -13,6 +13,7 @@ from ctxselect.errors import InputError
 from ctxselect.model import embeddings as vectors
 from ctxselect.model import validation as checks
 from ctxselect.model.embeddings import MAX_EMBEDDING_ABS  # noqa: F401  (its home before embeddings.py)
+from ctxselect.model.scores import AS_IS_EXPECTED
 from ctxselect.model.times import to_epoch_seconds, to_iso
 from ctxselect.model.tokens import TokenCounter, get_token_counter
 
@@ -109,7 +110,12 @@ class Candidate:
         put = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731
         put("id", checks.label(self.id, "id"))
         put("source", checks.label(self.source, "source"))
-        put("relevance", checks.number(self.relevance, "relevance", low=0.0, high=1.0))
+        try:
+            put("relevance", checks.number(self.relevance, "relevance", low=0.0, high=1.0))
+        except InputError as err:  # name the option that reads raw scores
+            err.expected = AS_IS_EXPECTED
+            Exception.__init__(err, err._render())
+            raise
         put("tokens", checks.integer(self.tokens, "tokens", low=1))
         put("text", checks.text(self.text, "text"))
         if self.rank is not None:

@@ -14,6 +14,7 @@ from ctxselect.features.compute import signals as compute_signals
 from ctxselect.model import validation as checks
 from ctxselect.model.candidate import Candidate
 from ctxselect.model.requirements import Requirements
+from ctxselect.model.scores import Relevance, normalise_relevance
 from ctxselect.model.tokens import TokenCounter
 from ctxselect.packing import PackedCandidates, pack
 from ctxselect.quality.report import QualityReport, report_for
@@ -121,12 +122,14 @@ def prepare(
     token_counter: TokenCounter | None = None,
     timings: dict | None = None,
     embeddings: Any = None,
+    relevance: str | Relevance = "as_is",
 ) -> Problem:
     """Pack candidates, compute their signals and build the selection problem (the first three
     stages of :func:`select`; useful to run several selectors on the same problem)."""
     timings = {} if timings is None else timings
     checks.number(hard_conflict_severity, "hard_conflict_severity", low=0.0, high=1.0)  # before any work
     on_unresolved = checks.parse_choice(OnUnresolved, on_unresolved, "on_unresolved")
+    relevance = checks.parse_choice(Relevance, relevance, "relevance")
     query = checks.optional_text(query, "query")
     options = _signal_options(signal_options)
     if weights is not None and not isinstance(weights, ObjectiveWeights):
@@ -138,6 +141,9 @@ def prepare(
                              expected="embeddings given to pack()")
         packed = candidates
     else:
+        if relevance is not Relevance.AS_IS:  # raw scores read into [0, 1] (copies; the inputs stay)
+            candidates = normalise_relevance(list(candidates) if isinstance(candidates, Iterator) else candidates,
+                                             relevance)
         packed = pack(candidates, requirements, token_counter=token_counter, embeddings=embeddings)
     t1 = time.perf_counter()
     if isinstance(weights, ObjectiveWeights):
@@ -236,6 +242,7 @@ def select(
     signal_options: Mapping[str, Any] | None = None,
     token_counter: TokenCounter | None = None,
     embeddings: Any = None,
+    relevance: str | Relevance = "as_is",
 ) -> Selection:
     """Choose the candidates that go into the context window.
 
@@ -296,6 +303,10 @@ def select(
         more relevant) and 17–29 % with ``keep_stronger`` (docs/selection.md).
     signal_options : dict, optional
         Keyword arguments of :func:`ctxselect.signals` (thresholds, similarity kind ...).
+    relevance : {"as_is", "minmax", "sigmoid", "rank"}
+        How the candidates' ``relevance`` is read: as given, in [0, 1] (the default), or raw
+        retriever scores normalised (:mod:`ctxselect.model.scores`: BM25 ``minmax``, cross-encoder
+        logits ``sigmoid``, only the order ``rank``). ``Selection.chunks`` keeps the raw objects.
     token_counter : callable, optional
     embeddings : array_like, optional
         One (n, d) array, row ``i`` the embedding of candidate ``i`` (float32, float64 or
@@ -327,7 +338,7 @@ def select(
     problem = prepare(candidates, requirements, query, weights=weights, hard_conflict_severity=hard_conflict_severity,
                       exclude_outside_window=exclude_outside_window,
                       resolve_by_corroboration=resolve_by_corroboration, on_unresolved=on_unresolved,
-                      signal_options=signal_options,
+                      signal_options=signal_options, relevance=relevance,
                       token_counter=token_counter, timings=timings, embeddings=embeddings)
 
     notes: dict[int, str] = {}

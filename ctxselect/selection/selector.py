@@ -28,7 +28,7 @@ __all__ = ["ContextSelector"]
 #: select()'s keyword options a selector may hold (the rest of its signature is per call).
 SELECT_OPTIONS = ("order", "enforce_gate", "time_limit", "mmr_lambda", "core_size", "exact_up_to",
                   "hard_conflict_severity", "exclude_outside_window", "resolve_by_corroboration", "on_unresolved",
-                  "signal_options")
+                  "signal_options", "relevance")
 
 
 class ContextSelector:
@@ -82,7 +82,7 @@ class ContextSelector:
         for name in ("exclude_outside_window", "resolve_by_corroboration"):
             if name in self.options:
                 checks.boolean(self.options[name], name)
-        keys = ("hard_conflict_severity", "on_unresolved", "signal_options")
+        keys = ("hard_conflict_severity", "on_unresolved", "signal_options", "relevance")
         prepare([], self.requirements, None, weights=self.weights, **{k: self.options[k] for k in keys if k in self.options})
 
     def __repr__(self) -> str:

@@ -38,9 +38,9 @@ def test_numpy_floats_are_scores_weights_and_thresholds(kind):
 
 
 @pytest.mark.parametrize("value, message", [
-    (np.float32(1.5), "field 'relevance': expected a number in [0, 1], found 1.5"),
-    (np.True_, "field 'relevance': expected a number in [0, 1], found bool np.True_"),
-    (np.float64("nan"), "field 'relevance': expected a number in [0, 1], found np.float64(nan)"),
+    (np.float32(1.5), "field 'relevance': expected a number in [0, 1] (raw scores: relevance='minmax', 'sigmoid' or 'rank'), found 1.5"),
+    (np.True_, "field 'relevance': expected a number in [0, 1] (raw scores: relevance='minmax', 'sigmoid' or 'rank'), found bool np.True_"),
+    (np.float64("nan"), "field 'relevance': expected a number in [0, 1] (raw scores: relevance='minmax', 'sigmoid' or 'rank'), found np.float64(nan)"),
     (np.float32("inf"), "field 'relevance': expected a number in [0, 1]"),
 ])
 def test_bad_numpy_scores_get_the_located_message(value, message):

@@ -119,7 +119,8 @@ def test_missing_file_is_an_input_error(tmp_path):
 
 
 def test_api_errors_name_candidate_and_field():
-    with pytest.raises(InputError, match=r"candidate 'c1', field 'relevance': expected a number in \[0, 1\], found nan"):
+    with pytest.raises(InputError, match=r"candidate 'c1', field 'relevance': expected a number in \[0, 1\] \(raw scores: "
+                                         r"relevance='minmax', 'sigmoid' or 'rank'\), found nan"):
         ctxselect.pack([dict(GOOD_CANDIDATE, relevance=float("nan"))], {"token_budget": 10})
     with pytest.raises(InputError, match=r"candidate 'c1', field 'tokens'.*found -3"):
         ctxselect.inspect([dict(GOOD_CANDIDATE, tokens=-3)], {"token_budget": 10})
