@@ -16,10 +16,12 @@ written through, and a target that is not a regular file is refused.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import secrets  # noqa: F401  kept as an attribute: tests patch ``io.secrets`` (the writer is in files.py)
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Mapping
 
@@ -264,7 +266,7 @@ def read_dump(path: str | os.PathLike, *, token_counter: TokenCounter | None = N
         was found (every problem :func:`read_jsonl` reports, missing or mistyped fields, duplicate
         ids, an id given twice in ``selected``, bad values).
     """
-    name = str(path)
+    name = _display_name(path)
     seen: set[str] = set()
     for line_no, data in read_jsonl(path, what="dump"):
         try:
@@ -278,13 +280,18 @@ def read_dump(path: str | os.PathLike, *, token_counter: TokenCounter | None = N
         yield query
 
 
+def _display_name(path: str | os.PathLike) -> str:
+    return "<stdin>" if str(path) == "-" else str(path)
+
+
 def read_jsonl(path: str | os.PathLike, *, what: str = "file") -> Iterator[tuple[int, Any]]:
     """Parse a JSONL file line by line.
 
     Parameters
     ----------
     path : str or path-like
-        A file, or a pipe or device read as a stream (a directory is refused).
+        A file, or a pipe or device read as a stream (a directory is refused); ``"-"`` reads
+        standard input.
     what : str
         What kind of file this is, for messages ("dump", "trace file").
 
@@ -301,12 +308,15 @@ def read_jsonl(path: str | os.PathLike, *, what: str = "file") -> Iterator[tuple
         :data:`MAX_LINE_BYTES`, malformed or too deeply nested JSON, NaN or Infinity, a key given
         twice in one object, or a lone surrogate in a string.
     """
-    name = str(path)
-    try:
-        handle = open(path, "rb")
-    except OSError as err:
-        raise InputError(file=name, message=f"cannot open {what}: {err.strerror or err}") from None
-    with handle:
+    name = _display_name(path)
+    if str(path) == "-":  # standard input, read as a stream and left open
+        handle, closing = sys.stdin.buffer, contextlib.nullcontext()
+    else:
+        try:
+            handle = closing = open(path, "rb")
+        except OSError as err:
+            raise InputError(file=name, message=f"cannot open {what}: {err.strerror or err}") from None
+    with closing:
         line_no = 0
         while True:
             line_no += 1

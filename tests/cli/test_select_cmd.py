@@ -86,3 +86,16 @@ def test_version_and_short_help():
     for args in (["-h"], ["select", "-h"], ["bench", "-h"]):
         result = runner.invoke(app, args)
         assert result.exit_code == 0 and "Usage: ctxselect" in result.stdout, args
+
+
+def test_a_dump_from_standard_input():
+    from pathlib import Path
+
+    text = Path(EXAMPLE).read_text()
+    piped = runner.invoke(app, ["select", "-", "--json"], input=text)
+    from_file = runner.invoke(app, ["select", EXAMPLE, "--json"])
+    assert piped.exit_code == 0, piped.output
+    strip = lambda out: [{k: v for k, v in q.items() if k != "timings"} for q in json.loads(out)["queries"]]  # noqa: E731
+    assert strip(piped.stdout) == strip(from_file.stdout)
+    bad = runner.invoke(app, ["inspect", "-"], input="{not json\n")
+    assert bad.exit_code == 2 and "<stdin>, line 1:" in bad.output
