@@ -142,12 +142,12 @@ def source_violations(problem: Problem, mask: np.ndarray) -> list[str]:
 def gate_violations(problem: Problem, mask: np.ndarray) -> list[str]:
     """Gate conditions the optimizer enforces that ``mask`` breaks, plus any contradiction the
     gate's density counts among the selected chunks when the gate forbids contradictions
-    (:meth:`Problem.gate_conflicts`: with ``contradictions="all"``, drift included)."""
+    (:attr:`Problem.gate_conflicts`: with ``contradictions="all"``, claim conflicts included)."""
     packed = problem.packed
     failures = evaluate_gate(quality_vector(packed, mask, problem.signals.freshness, list_claims=False),
                              packed.requirements.gate)
     out = [f.condition for f in failures]
-    con = problem.gate_conflicts()
+    con = problem.gate_conflicts
     if packed.requirements.gate.max_contradiction_density <= 0 and "max_contradiction_density" not in out:
         if (mask[con.i] & mask[con.j]).any() or disagree_on_fields(packed, mask, range(len(packed.field_names))):
             out.append("max_contradiction_density")

@@ -59,15 +59,12 @@ class UnresolvedConflict:
     outcome : str
         "both left out", "kept the stronger side", "both eligible" (both may be selected; the
         selection says whether they were) or "source precedence".
-    kept : tuple of int
-        The positions still eligible after the decision.
     """
 
     i: int
     j: int
     values: tuple[str, str]
     outcome: str
-    kept: tuple[int, ...]
 
 
 @dataclass
@@ -191,19 +188,19 @@ def _even_split(packed, out: Resolution, pair, sides, support, values, withheld,
         why = f"the stronger side is kept (support {support[keep]:.3g} vs {support[1 - keep]:.3g})"
         outcome = "kept the stronger side"
     elif on_unresolved is OnUnresolved.KEEP_BOTH:
-        out.conflicts.append(UnresolvedConflict(i, j, values, "both eligible", (i, j)))
+        out.conflicts.append(UnresolvedConflict(i, j, values, "both eligible"))
         return
     else:
         for side, other in ((sides[0], j), (sides[1], i)):
             for k in side:
                 out.losers.setdefault(k, f"unresolved conflict with {what}`{ids[other]}`: {note}; neither side "
                                          "is corroborated, both are left out")
-        out.conflicts.append(UnresolvedConflict(i, j, values, "both left out", ()))
+        out.conflicts.append(UnresolvedConflict(i, j, values, "both left out"))
         return
-    winner, loser = (i, j)[keep], (i, j)[1 - keep]
+    winner = (i, j)[keep]
     for k in sides[1 - keep]:
         out.losers.setdefault(k, f"unresolved conflict with {what}`{ids[winner]}`: {note}; {why}")
-    out.conflicts.append(UnresolvedConflict(i, j, values, outcome, (winner,)))
+    out.conflicts.append(UnresolvedConflict(i, j, values, outcome))
 
 
 def resolve_conflicts(packed: PackedCandidates, signals: Signals, eligible: np.ndarray, *,

@@ -91,7 +91,7 @@ def exclusion_reasons(problem: Problem, mask: np.ndarray, *, enforce_gate: bool,
     notes = notes or {}
     out: dict[str, str] = {}
 
-    con = problem.gate_conflicts()
+    con = problem.gate_conflicts
     forbid_all = enforce_gate and reqs.gate.max_contradiction_density <= 0  # the gate forbids what κ counts
     fields = range(len(packed.field_names)) if forbid_all else problem.hard_fields
     partner_of = _disagreeing_selected(packed, mask, fields)

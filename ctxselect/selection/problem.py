@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields, replace
+from functools import cached_property
 from typing import Any, Mapping
 
 import numpy as np
@@ -170,6 +171,7 @@ class Problem:
             return min(self.packed.budget, math.floor(ceiling * self.packed.budget + TOLERANCE))
         return self.packed.budget
 
+    @cached_property
     def gate_conflicts(self) -> ContradictionPairs:
         """The listed conflicts the gate's contradiction density counts, as ``inspect()`` counts
         them: version conflicts and soft field conflicts with the requirements'
@@ -307,15 +309,15 @@ def build_problem(
     red, con = signals.redundancy, signals.contradictions
     # hard field conflicts stay per-value codes (never both: no pair, no penalty); soft ones are
     # penalties, so their pairs join the listed contradictions
-    conflicts = union_contradictions(n, con, field_pairs(packed, soft_fields)) if soft_fields else con
+    soft = field_pairs(packed, soft_fields) if soft_fields else None
+    conflicts = union_contradictions(n, con, soft) if soft is not None else con
     # on_unresolved="keep_both": these free-text conflicts neither forbid nor cost (a soft field
     # conflict of the same pair still costs its own severity)
     free = resolution.left_free(n, con)
-    costed = replace(con, weight=np.where(free, 0.0, con.weight)) if free.any() else con
-    if soft_fields and free.any():
-        costed = union_contradictions(n, costed, field_pairs(packed, soft_fields))
-    elif soft_fields:
-        costed = conflicts
+    costed = conflicts
+    if free.any():
+        costed = replace(con, weight=np.where(free, 0.0, con.weight))
+        costed = union_contradictions(n, costed, soft) if soft is not None else costed
     parts = [(red.i, red.j, w.redundancy * red.weight), (costed.i, costed.j, w.contradiction * costed.weight)]
     if w.same_document > 0:
         di, dj = _same_document_pairs(packed)

@@ -332,15 +332,22 @@ def find_claim_conflicts(texts, *, context_ratio: float = 90.0, min_context_word
         The claims of a conflict carry their scopes (those of an agreement do not: two copies of a
         page agree without their scopes being read).
     """
-    conflicts: dict[tuple[int, int], list[tuple[Claim, Claim]]] = {}
-    agreements: dict[tuple[int, int], list[tuple[Claim, Claim]]] = {}
     texts = texts if isinstance(texts, list) else list(texts)
     if titles is not None and len(titles) != len(texts):
         raise InputError(field="titles", expected=f"one per text ({len(texts)})", found=f"{len(titles)} titles")
     read = texts_to_read(texts, buffer, min_context_words, MAX_CLAIM_CHARS, extract_claims) if texts else None
     claims = [extract_claims(t) if t and (read is None or read[k]) else [] for k, t in enumerate(texts)]
     scopes = scope_reader(texts, titles)
-    for key, pairs in sorted(_aligned_claims(claims, context_ratio, min_context_words, scopes).items()):
+    return settle(_aligned_claims(claims, context_ratio, min_context_words, scopes), scopes)
+
+
+def settle(aligned: dict, scopes) -> tuple[dict, dict]:
+    """The aligned claim pairs of :func:`_aligned_claims` as (conflicts, agreements): per claim of
+    the first text, an agreement when an aligned claim states its value, else a conflict with the
+    closest-worded one (its claims carrying their scopes)."""
+    conflicts: dict[tuple[int, int], list[tuple[Claim, Claim]]] = {}
+    agreements: dict[tuple[int, int], list[tuple[Claim, Claim]]] = {}
+    for key, pairs in sorted(aligned.items()):
         by_claim: dict[int, list[Claim]] = {}
         firsts: dict[int, Claim] = {}
         for ca, cb in pairs:

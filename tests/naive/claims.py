@@ -9,11 +9,9 @@ too), and the words after a number with regular expressions.
 
 import re
 
-from rapidfuzz import fuzz
-
 from ctxselect.kernels.claims import UNIT_ANY, UNIT_DATE, UNIT_NONE, UNIT_PERCENT
 from ctxselect.text.claim_keys import exotic_code_points, key_of, unit_key, word_hash
-from ctxselect.text.claims import _aligned_claims, extract_claims, scope_reader
+from ctxselect.text.claims import _aligned_claims, extract_claims, scope_reader, settle
 from ctxselect.text.words import STOPWORDS
 
 _WORD = re.compile(r"[A-Za-z\u00C0-\uFFFF][A-Za-z0-9\u00C0-\uFFFF'\-]*")
@@ -27,24 +25,10 @@ _ASCII_WORD = set("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXY
 
 def naive_find_claim_conflicts(texts, *, context_ratio=90.0, min_context_words=4, titles=None):
     """find_claim_conflicts without the prefilter (the implementation before it)."""
-    conflicts, agreements = {}, {}
     texts = list(texts)
-    claims = [extract_claims(t) if t else [] for t in texts]
+    claims = [extract_claims(t) if t else [] for t in texts]  # every text read: no prefilter
     scopes = scope_reader(texts, titles)
-    for key, pairs in sorted(_aligned_claims(claims, context_ratio, min_context_words, scopes).items()):
-        by_claim, firsts = {}, {}
-        for ca, cb in pairs:
-            by_claim.setdefault(id(ca), []).append(cb)
-            firsts[id(ca)] = ca
-        for ident, partners in by_claim.items():
-            ca = firsts[ident]
-            same = [cb for cb in partners if cb.value == ca.value]
-            if same:
-                agreements.setdefault(key, []).append((ca, same[0]))
-            else:
-                best = max(partners, key=lambda cb: fuzz.ratio(ca.before, cb.before))
-                conflicts.setdefault(key, []).append((ca, best))
-    return conflicts, agreements
+    return settle(_aligned_claims(claims, context_ratio, min_context_words, scopes), scopes)
 
 
 def claim_entries(text, min_context_words=4):

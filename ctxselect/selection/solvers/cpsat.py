@@ -167,7 +167,7 @@ def solve_optimal(
     # hard conflicts: chunks carrying a hard field agree on one value, one version per document
     # (a variable per value, O(k) constraints instead of O(k^2) pairs); what that does not imply,
     # pairwise; near-duplicate clusters: at most one
-    con = problem.gate_conflicts()  # what κ counts; hard fields are per-value codes: _one_value below
+    con = problem.gate_conflicts  # what κ counts; hard fields are per-value codes: _one_value below
     forbid_all = enforce_gate and gate.max_contradiction_density <= 0
     fields = range(len(packed.field_names)) if forbid_all else problem.hard_fields
     for f in fields:
