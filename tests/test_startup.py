@@ -30,6 +30,7 @@ ctxselect.select(cands, {"token_budget": 7}, embeddings=np.eye(6))
     loaded = _loaded_after(code)
     assert "ortools" in loaded and "threadpoolctl" in loaded
     assert "matplotlib" not in loaded and "ctxselect.cli" not in loaded
+    assert "pandas" not in loaded  # OR-Tools' compiled layer only: its cp_model front end imports pandas (0.4 s)
 
 
 def test_the_public_names_load_on_first_use():

@@ -14,12 +14,19 @@ which never pair, and it changes no other bucket's size: the result of the join 
 
 from __future__ import annotations
 
+import hashlib
+import marshal
 import math
+import os
 import re
+import sys
+import tempfile
+import unicodedata
 from functools import cache
 
 import numpy as np
 
+from ctxselect import _config
 from ctxselect._config import SERIAL_BYTES
 from ctxselect.kernels.claims import (SCAN_EXTRA, UNIT_DATE, UNIT_PERCENT, _claim_keys, _claim_keys_serial,
                                      _shared_texts)
@@ -85,6 +92,38 @@ def _stopword_table() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 @cache
 def exotic_code_points() -> np.ndarray | None:
+    """:func:`find_exotic_code_points`, read from the kernel cache directory when an earlier
+    process of the same Python, Unicode data and code computed it (it takes 0.1 s, a fifth of a
+    fresh process's first ``select()``), else computed and stored there (written whole or not at
+    all; no disk cache: computed)."""
+    if _config.CACHE_DIR is None:
+        return find_exotic_code_points()
+    code = marshal.dumps(find_exotic_code_points.__code__)  # the code's own bytes: no source file needed
+    key = hashlib.sha256("\0".join((sys.version, unicodedata.unidata_version, WORD_CHARACTERS, LETTERS))
+                         .encode("utf-8", "surrogatepass") + code).hexdigest()[:24]
+    path = os.path.join(_config.CACHE_DIR, f"exotic-{key}.npy")
+    try:
+        stored = np.load(path, allow_pickle=False)
+        if stored.dtype == np.int64 and stored.ndim == 1:
+            return None if stored.size == 0 else stored  # stored empty: None (the prefilter off)
+    except (OSError, ValueError):
+        pass
+    found = find_exotic_code_points()
+    try:
+        fd, temporary = tempfile.mkstemp(dir=_config.CACHE_DIR, suffix=".npy.tmp")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                np.save(fh, np.zeros(0, dtype=np.int64) if found is None else found, allow_pickle=False)
+            os.replace(temporary, path)
+        finally:
+            if os.path.exists(temporary):
+                os.unlink(temporary)
+    except OSError:
+        pass  # a read-only cache: computed again by the next process
+    return found
+
+
+def find_exotic_code_points() -> np.ndarray | None:
     """Code points of a lower-cased text where the kernel's reading could differ from the regular
     expressions of text/claims.py on the original (sorted), built once from this Python's Unicode
     data; None if one of them is ASCII (the prefilter is then off).

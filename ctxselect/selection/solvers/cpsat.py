@@ -35,15 +35,24 @@ _TOL = TOLERANCE
 
 def load_solver() -> None:
     """Import OR-Tools now (``select()`` does, before its time limit starts)."""
-    _cp_model()
+    _helper()
 
 
-def _cp_model():
-    """OR-Tools' CP-SAT module, imported on first use: with the pandas it pulls in it costs
-    ~0.2 s, which ``import ctxselect`` does not pay (a later call finds it in ``sys.modules``)."""
-    from ortools.sat.python import cp_model
+def _helper():
+    """OR-Tools' compiled CP-SAT layer (``cp_model_helper``: the model proto, the parameters and
+    the solve), imported on first use in 0.1 s. Its Python front end ``cp_model`` is never
+    imported: it imports pandas, 0.4 s of a fresh process's first call, and this module fills the
+    proto itself."""
+    from ortools.sat.python import cp_model_helper
 
-    return cp_model
+    return cp_model_helper
+
+
+def _solve_proto(proto, parameters):
+    """Solve a filled model proto: the response (status, solution, objective, bound)."""
+    wrapper = _helper().SolveWrapper()
+    wrapper.set_parameters(parameters)
+    return wrapper.solve(proto)
 
 
 @dataclass
@@ -62,8 +71,7 @@ class _ModelBuilder:
     """Fills a CpModelProto: boolean variables, linear constraints, at-most-one, objective."""
 
     def __init__(self) -> None:
-        self.model = _cp_model().CpModel()
-        self.proto = self.model.proto
+        self.proto = _helper().CpModelProto()
         self.obj_vars: list[int] = []
         self.obj_coeffs: list[int] = []
         self.impossible = False  # set when a constraint can hold for no assignment
@@ -263,9 +271,8 @@ def solve_optimal(
     if b.impossible:
         return OptimalResult(None, "infeasible", math.inf, -math.inf, core_is_full,
                              {"model": built - started, "solve": 0.0})
-    cp_model = _cp_model()
-    solver = cp_model.CpSolver()
-    params = solver.parameters
+    cmh = _helper()
+    params = cmh.SatParameters()
     params.num_workers = 1
     params.linearization_level = 2
     params.random_seed = 0
@@ -273,24 +280,25 @@ def solve_optimal(
     params.cp_model_probing_level = 0
     params.cp_model_presolve = False     # measured: p50 18 -> 12.5 ms at n = 200, 23 -> 20 ms on a 300 core
     params.max_time_in_seconds = max(time_limit - (built - started), 0.001)
-    status = solver.solve(b.model)
+    response = _solve_proto(b.proto, params)
+    status = response.status
     solved = time.perf_counter()
     timings = {"model": built - started, "solve": solved - built}
 
-    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+    if status in (cmh.CpSolverStatus.OPTIMAL, cmh.CpSolverStatus.FEASIBLE):
         mask = np.zeros(problem.n, dtype=bool)
-        values = [solver.boolean_value(b.model.get_bool_var_from_proto_index(k)) for k in x]
-        mask[core[np.asarray(values, dtype=bool)]] = True
-        proven = status == cp_model.OPTIMAL
-        bound = solver.best_objective_bound / SCALE
+        values = np.asarray(response.solution, dtype=np.int64)[: len(x)]
+        mask[core[values.astype(bool)]] = True
+        proven = status == cmh.CpSolverStatus.OPTIMAL
+        bound = response.best_objective_bound / SCALE
         if not core_is_full:  # the core's bound says nothing about the chunks left out
-            bound = max(upper_bound(problem, capacity), solver.objective_value / SCALE)
+            bound = max(upper_bound(problem, capacity), response.objective_value / SCALE)
         return OptimalResult(mask, "optimal" if proven and core_is_full else "feasible",
-                             bound, solver.objective_value / SCALE, core_is_full, timings)
-    if status == cp_model.INFEASIBLE:
+                             bound, response.objective_value / SCALE, core_is_full, timings)
+    if status == cmh.CpSolverStatus.INFEASIBLE:
         return OptimalResult(None, "infeasible", math.inf, -math.inf, core_is_full, timings)
-    if status == cp_model.MODEL_INVALID:  # a bug of this module, never the user's input
-        raise RuntimeError(f"ctxselect built an invalid CP-SAT model: {b.model.validate()}")
+    if status == cmh.CpSolverStatus.MODEL_INVALID:  # a bug of this module, never the user's input
+        raise RuntimeError(f"ctxselect built an invalid CP-SAT model: {cmh.CpSatHelper.validate_model(b.proto)}")
     return OptimalResult(None, "unknown", math.inf, -math.inf, core_is_full, timings)
 
 

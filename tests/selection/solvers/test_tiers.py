@@ -12,16 +12,16 @@ def test_the_time_limit_bounds_every_solver_call(monkeypatch):
     budget (``max_time_in_seconds``), and whatever the status, the selection is valid and a
     status short of optimal names the limit. No wall-clock assertion: how long this machine takes
     is not what the limit promises (an ``elapsed < 30`` check could only fail on a slow machine)."""
-    from ortools.sat.python import cp_model
+    from ctxselect.selection.solvers import cpsat
 
     budgets = []
-    solve = cp_model.CpSolver.solve
+    solve = cpsat._solve_proto
 
-    def recording_solve(self, *args, **kwargs):
-        budgets.append(self.parameters.max_time_in_seconds)
-        return solve(self, *args, **kwargs)
+    def recording_solve(proto, parameters):
+        budgets.append(parameters.max_time_in_seconds)
+        return solve(proto, parameters)
 
-    monkeypatch.setattr(cp_model.CpSolver, "solve", recording_solve)
+    monkeypatch.setattr(cpsat, "_solve_proto", recording_solve)
     rng = np.random.default_rng(0)
     n = 3000
     cands = [{"id": str(k), "source": f"s{k % 7}", "tokens": int(rng.integers(20, 300)),
