@@ -41,6 +41,19 @@ def upper_bound(problem: Problem, capacity: int) -> float:
     return min(fractional(with_aspects), fractional(value) + float(problem.aspect_gain.sum()))
 
 
+def _first(key: np.ndarray, k: int) -> np.ndarray:
+    """Positions of the ``k`` smallest keys, ties to the lower position: the set of
+    ``np.argsort(key, kind="stable")[:k]``, in O(n) (a partition, not a sort)."""
+    if k >= len(key):
+        return np.arange(len(key))
+    if k <= 0:
+        return np.zeros(0, dtype=np.int64)
+    threshold = np.partition(key, k - 1)[k - 1]
+    below = np.flatnonzero(key < threshold)
+    ties = np.flatnonzero(key == threshold)[: k - len(below)]
+    return np.concatenate([below, ties])
+
+
 def choose_core(problem: Problem, core_size: int, extra: list[np.ndarray], exact_up_to: int = 0) -> np.ndarray:
     """Positions of the core: all eligible chunks when there are at most ``max(core_size,
     exact_up_to)``, else the most promising ``core_size`` and the chunks the constraints need."""
@@ -50,15 +63,15 @@ def choose_core(problem: Problem, core_size: int, extra: list[np.ndarray], exact
     packed = problem.packed
     value = problem.value[eligible]
     per_token = value / packed.tokens[eligible]
-    picks = [eligible[np.argsort(-value, kind="stable")[: core_size // 2]],
-             eligible[np.argsort(-per_token, kind="stable")[: core_size // 2]]]
+    picks = [eligible[_first(-value, core_size // 2)], eligible[_first(-per_token, core_size // 2)]]
     per_provider = max(2, core_size // 50)
+    covers = problem.covers[eligible]
     for a in range(problem.aspect_gain.size):
-        coverers = eligible[problem.covers[eligible, a]]
-        picks.append(coverers[np.argsort(-problem.value[coverers], kind="stable")[:per_provider]])
+        coverers = eligible[covers[:, a]]
+        picks.append(coverers[_first(-problem.value[coverers], per_provider)])
     for s in np.flatnonzero(packed.source_min > 0).tolist():
         members = eligible[packed.source[eligible] == s]
         need = per_provider + int(packed.source_min[s])
-        picks.append(members[np.argsort(-problem.value[members], kind="stable")[:need]])
+        picks.append(members[_first(-problem.value[members], need)])
     picks.extend(np.flatnonzero(m) for m in extra)
     return np.unique(np.concatenate(picks))

@@ -191,10 +191,15 @@ def solve_optimal(
     forbidden = set(zip(pair_i[rest].tolist(), pair_j[rest].tolist()))  # what agreement does not imply
     for a, c in sorted(forbidden):
         b.at_most_one([int(var_of[a]), int(var_of[c])])
-    for group in problem.groups:
-        members = [int(var_of[g]) for g in group.tolist() if var_of[g] >= 0]
-        if len(members) > 1:
-            b.at_most_one(members)
+    if problem.groups:  # the clusters' members in the core, cluster by cluster (O(n) in NumPy)
+        members = np.concatenate(problem.groups)
+        cluster = np.repeat(np.arange(len(problem.groups)), [len(g) for g in problem.groups])
+        live = var_of[members] >= 0
+        members, cluster = var_of[members[live]], cluster[live]
+        cuts = np.flatnonzero(np.diff(cluster)) + 1
+        for part in np.split(members, cuts):
+            if len(part) > 1:
+                b.at_most_one(part.tolist())
 
     # per-source caps and minimums, maximum chunk count
     src = packed.source[core]
@@ -216,8 +221,9 @@ def solve_optimal(
     # required aspects: y_a <= sum of the chunks covering a
     y_vars, y_gain = [], []
     aspect_weights = packed.aspect_weights[: problem.n_required]
+    core_covers = problem.covers[core]  # core is sorted: a core row's position is its variable
     for a in range(problem.aspect_gain.size):
-        coverers = [int(var_of[i]) for i in np.flatnonzero(problem.covers[:, a]).tolist() if var_of[i] >= 0]
+        coverers = np.flatnonzero(core_covers[:, a]).tolist()
         if not coverers:
             continue
         y = b.new_bools(1)
