@@ -19,6 +19,7 @@ from rich.progress import (
 from rich.table import Table
 
 from ctxselect.cli.core import (
+    EXIT_GATE_FAILED,
     EXIT_OK,
     JsonFlag,
     _check_output,
@@ -26,14 +27,18 @@ from ctxselect.cli.core import (
     _finite,
     _guarded,
     app,
+    terminal_text,
 )
+from ctxselect.cli.terminal import _data
 from ctxselect.evaluate.bench import (
     SHORT_HEADERS,
     BenchResult,
     run_bench,
+    summarize_groups,
     summary_table,
     to_markdown,
 )
+from ctxselect.evaluate.regression import Delta, check, compare, load_result, parse_rule
 from ctxselect.evaluate.plot import plot_bench
 from ctxselect.model.io import read_dump
 from ctxselect.model.validation import parse_choice
@@ -62,11 +67,40 @@ def _bench_tables(result: BenchResult) -> list[Table]:
     return [main, metrics]
 
 
+def _delta_table(deltas: list[Delta], baseline: Path) -> Table:
+    table = Table(title=f"against the baseline {_data(str(baseline))} (mean change, 95 % CI: paired "
+                        "bootstrap over queries; * = the whole interval on the worse side)", title_justify="left")
+    for column in ("method", "metric", "queries", "baseline", "new", "change", "95 % CI"):
+        table.add_column(column, justify="left" if column in ("method", "metric") else "right")
+    for d in deltas:
+        method = d.method if d.method == d.baseline_method else f"{d.method} vs {d.baseline_method}"
+        table.add_row(method, d.metric + (" *" if d.significantly_worse else ""), str(d.queries), f"{d.baseline:.4g}",
+                      f"{d.new:.4g}", f"{d.change:+.4g}", f"[{d.low:+.3g}, {d.high:+.3g}]")
+    return table
+
+
+def _release_gate(result: BenchResult, baseline: Path | None, fail_under: list[str], max_drop: list[str]):
+    """The comparison with a saved result and the rules it breaks (issue 16's release gate)."""
+    rules = [parse_rule(r, "under") for r in fail_under] + [parse_rule(r, "drop") for r in max_drop]
+    data = result.to_dict()
+    deltas = None
+    if baseline is not None:
+        deltas = compare(data, load_result(baseline))
+    return deltas, check(data, rules, deltas)
+
+
 def _bench(dumps: list[Path], methods: str, budget: int | None, budget_scale: float | None, jobs: int,
            time_limit: float, as_json: bool, plot: Path | None, markdown: bool,
-           on_unresolved: OnUnresolved = OnUnresolved.DROP_BOTH) -> int:
+           on_unresolved: OnUnresolved = OnUnresolved.DROP_BOTH, baseline: Path | None = None,
+           fail_under: list[str] = (), max_drop: list[str] = (), by: list[str] = ()) -> int:
     names = _methods(methods)
     _check_output(plot, dumps, "--plot")
+    for r in fail_under:  # rules checked before any work
+        parse_rule(r, "under")
+    for r in max_drop:
+        parse_rule(r, "drop")
+    if baseline is not None:
+        load_result(baseline)
     queries = [q for dump in dumps for q in read_dump(dump)]
     console = Console(stderr=True)
     with Progress(TextColumn("bench"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -74,12 +108,17 @@ def _bench(dumps: list[Path], methods: str, budget: int | None, budget_scale: fl
         task = bar.add_task("bench", total=len(queries))
         result = run_bench(queries, names, budget=budget, budget_scale=budget_scale, jobs=jobs,
                            progress=lambda k: bar.update(task, completed=k),
-                           select_options={"time_limit": time_limit, "on_unresolved": on_unresolved.value})
+                           select_options={"time_limit": time_limit, "on_unresolved": on_unresolved.value}, by=by)
     result.dumps = [str(d) for d in dumps]
+    deltas, broken = _release_gate(result, baseline, list(fail_under), list(max_drop))
     if plot is not None:
         plot_bench(result, plot)
     if as_json:
-        sys.stdout.write(json.dumps(result.to_dict(), indent=2) + "\n")
+        data = result.to_dict()
+        if deltas is not None or broken:
+            data["release_gate"] = {"baseline": None if baseline is None else str(baseline),
+                                    "deltas": [d.to_dict() for d in deltas or []], "broken": broken}
+        sys.stdout.write(json.dumps(data, indent=2) + "\n")
     elif markdown:
         sys.stdout.write(to_markdown(result) + "\n")
     else:
@@ -89,6 +128,18 @@ def _bench(dumps: list[Path], methods: str, budget: int | None, budget_scale: fl
         out.print("W/T/L: wins, ties and losses on the objective against greedy; gate: selections that pass; "
                   "recall ... mid-third: over queries with gold (mid-third: share of selected gold in the "
                   "middle third of the window).", highlight=False)
+        for path in by:
+            for value, part in summarize_groups(result, path).items():
+                table = _bench_tables(part)[0]
+                table.title = f"{_data(path)} = {_data(value)}: {table.title}"
+                out.print(table)
+        if deltas is not None:
+            out.print(_delta_table(deltas, baseline))
+    if broken:
+        err = _console(stderr=True)
+        for line in broken:
+            err.print(f"release gate broken: {terminal_text(line)}", markup=False, highlight=False)
+        return EXIT_GATE_FAILED
     return EXIT_OK
 
 
@@ -107,7 +158,20 @@ def bench_command(
     markdown: Annotated[bool, typer.Option("--markdown", help="Print the summary as a markdown table.")] = False,
     on_unresolved: Annotated[OnUnresolved, typer.Option(
         help="What a conflict the evidence cannot decide becomes.")] = OnUnresolved.DROP_BOTH,
+    baseline: Annotated[Path | None, typer.Option(
+        help="A saved `bench --json` result: print each metric's change with a 95 % CI (paired bootstrap over "
+             "queries); without --max-drop, exit 1 on a significant drop of objective, gate pass or gold recall.")] = None,
+    fail_under: Annotated[list[str] | None, typer.Option(
+        help="[METHOD.]METRIC=VALUE: exit 1 when the mean is below VALUE (repeatable).")] = None,
+    max_drop: Annotated[list[str] | None, typer.Option(
+        help="[METHOD.]METRIC=DELTA: exit 1 when the mean moved the worse way by more than DELTA against "
+             "--baseline (repeatable).")] = None,
+    by: Annotated[list[str] | None, typer.Option(
+        help="Group every table by this dump field (e.g. meta.question_type; repeatable).")] = None,
 ) -> None:
-    """Replay dumps through the selectors and compare them side by side."""
+    """Replay dumps through the selectors and compare them side by side.
+
+    Exit 0, or 1 when a release-gate rule (--fail-under, --max-drop, or --baseline's default) is
+    broken, naming each; 2 on bad input."""
     _guarded(lambda: _bench(dumps, methods, budget, budget_scale, jobs, time_limit, as_json, plot, markdown,
-                            on_unresolved))
+                            on_unresolved, baseline, fail_under or [], max_drop or [], by or []))

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import sys
+from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from ctxselect.cli.core import (
+    EXIT_GATE_FAILED,
     EXIT_OK,
     DumpPath,
     JsonFlag,
@@ -88,7 +90,25 @@ def _read_traces(path: Path, match: str = "exact", fuzzy_threshold: float | None
             raise err.located(file=str(path), line=line_no, query_id=name) from None
 
 
-def _audit(path: Path, as_json: bool, match: str = "exact", fuzzy_threshold: float | None = None) -> int:
+class FailOn(str, Enum):
+    """Which audit verdicts make ``ctxselect audit`` exit 1 (as ``inspect`` does on a failed gate)."""
+
+    FAIL = "fail"
+    WARN = "warn"
+    NEVER = "never"
+
+
+def _audit_code(labels: list[str], fail_on: FailOn) -> int:
+    bad = {FailOn.FAIL: {"FAIL"}, FailOn.WARN: {"FAIL", "WARN"}, FailOn.NEVER: set()}[fail_on]
+    count = sum(label in bad for label in labels)
+    if count:
+        typer.echo(f"{count} of {len(labels)} traces {' or '.join(sorted(bad, reverse=True))} the audit "
+                   f"(--fail-on {fail_on.value}).", err=True)
+    return EXIT_GATE_FAILED if count else EXIT_OK
+
+
+def _audit(path: Path, as_json: bool, match: str = "exact", fuzzy_threshold: float | None = None,
+           fail_on: FailOn = FailOn.FAIL) -> int:
     if fuzzy_threshold is not None and match != "fuzzy":
         raise InputError(field="--fuzzy-threshold", message="applies only with --fuzzy")
     results = list(_read_traces(path, match, fuzzy_threshold))
@@ -96,7 +116,7 @@ def _audit(path: Path, as_json: bool, match: str = "exact", fuzzy_threshold: flo
         raise InputError(file=str(path), message="the trace file holds no trace")
     if as_json:
         sys.stdout.write(json.dumps([{"trace_id": n, **r.to_dict()} for n, r in results], indent=2) + "\n")
-        return EXIT_OK
+        return _audit_code([r.label for _, r in results], fail_on)
     console = _console()
     colour = {"PASS": "green", "WARN": "yellow", "FAIL": "red"}
     for name, report in results:
@@ -107,7 +127,7 @@ def _audit(path: Path, as_json: bool, match: str = "exact", fuzzy_threshold: flo
         for line in report.recommendations:
             console.print(f"   -> {_data(line)}", highlight=False)
         console.print()
-    return EXIT_OK
+    return _audit_code([r.label for _, r in results], fail_on)
 
 
 @app.command("audit")
@@ -120,9 +140,14 @@ def audit_command(
                                         "the prompt's). Default: RAGScope's exact substring rule.")] = False,
     fuzzy_threshold: Annotated[float | None, typer.Option(min=0, max=100, callback=_finite, show_default=False,
                                                           help="rapidfuzz partial_ratio for --fuzzy [default: 90]")] = None,
+    fail_on: Annotated[FailOn, typer.Option(help="Exit 1 when a trace's verdict is FAIL (fail), FAIL or WARN "
+                                                 "(warn), or never.")] = FailOn.FAIL,
 ) -> None:
-    """Audit traces the way RAGScope does: precision, efficiency, uniqueness, coverage, rerank gain."""
-    _guarded(lambda: _audit(traces, as_json, "fuzzy" if fuzzy else "exact", fuzzy_threshold))
+    """Audit traces the way RAGScope does: precision, efficiency, uniqueness, coverage, rerank gain.
+
+    Exit 0, or 1 when a trace gets a verdict --fail-on names (as inspect exits 1 when a query fails
+    the gate), 2 on bad input."""
+    _guarded(lambda: _audit(traces, as_json, "fuzzy" if fuzzy else "exact", fuzzy_threshold, fail_on))
 
 
 def _ablate(dump: Path, out: Path, method: Method, seed: int, time_limit: float) -> int:

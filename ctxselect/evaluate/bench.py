@@ -9,6 +9,7 @@ into one summary per method. The command line's ``ctxselect bench`` is a thin la
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import multiprocessing
 import os
@@ -28,7 +29,7 @@ from ctxselect.selection.api import select
 from ctxselect.selection.solvers.registry import Method
 
 __all__ = ["QueryRecord", "MethodSummary", "BenchResult", "run_bench", "summarize", "gold_metrics",
-           "with_budget", "summary_table", "to_markdown"]
+           "with_budget", "summary_table", "to_markdown", "group_value", "summarize_groups", "MISSING"]
 
 TIE_TOLERANCE = TOLERANCE
 
@@ -49,6 +50,7 @@ class QueryRecord:
     budget: int
     latency: float
     gold: dict[str, float] | None
+    group: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -81,14 +83,20 @@ class BenchResult:
     can_pass: int | None
     queries: int
     dumps: list[str] = field(default_factory=list)
+    by: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "dumps": self.dumps, "methods": self.methods, "queries": self.queries,
             "queries_that_can_pass": self.can_pass,
             "summaries": [dataclasses.asdict(s) for s in self.summaries],
             "records": [dataclasses.asdict(r) for r in self.records],
         }
+        if self.by:
+            out["groups"] = {path: {value: {"queries": part.queries, "summaries": [dataclasses.asdict(s) for s in
+                                                                                  part.summaries]}
+                                    for value, part in summarize_groups(self, path).items()} for path in self.by}
+        return out
 
 
 def gold_metrics(query: Query, ids: Sequence[str]) -> dict[str, float] | None:
@@ -147,8 +155,26 @@ def with_budget(query: Query, budget: int | None, budget_scale: float | None) ->
         raise err.located(query_id=query.query_id) from None
 
 
+#: The group of a query that lacks the --by field.
+MISSING = "(missing)"
+
+
+def group_value(query: Query, path: str) -> str:
+    """The value of the dump field ``path`` of a query, as text, for ``--by``: a top-level key of
+    its line (``query_id``, a key the line carries besides the known ones) or a dotted path into
+    one (``meta.question_type``, ``meta.hops``); :data:`MISSING` when the query has none."""
+    head, _, rest = path.partition(".")
+    value: Any = {"query_id": query.query_id, "query": query.query}.get(head, query.extra.get(head, MISSING))
+    for key in rest.split(".") if rest else []:
+        value = value.get(key, MISSING) if isinstance(value, dict) else MISSING
+    if value is MISSING or value is None:
+        return MISSING
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
 def _bench_query(args) -> list[QueryRecord]:
-    query, methods, options = args
+    query, methods, options, by = args
+    group = {path: group_value(query, path) for path in by}
     records = []
     can_pass = None
     for method in methods:
@@ -159,7 +185,7 @@ def _bench_query(args) -> list[QueryRecord]:
             query_id=query.query_id, method=method, ids=list(sel.ids), objective=sel.objective,
             status=sel.status, passed=sel.report.passed, can_pass=None, metrics=dict(sel.report.metrics),
             tokens=sel.tokens, budget=query.requirements.token_budget, latency=sel.timings["total"],
-            gold=gold_metrics(query, sel.ids)))
+            gold=gold_metrics(query, sel.ids), group=group))
     return [dataclasses.replace(r, can_pass=can_pass) for r in records]
 
 
@@ -172,6 +198,7 @@ def run_bench(
     jobs: int = 1,
     progress: Callable[[int], None] | None = None,
     select_options: dict | None = None,
+    by: Sequence[str] = (),
 ) -> BenchResult:
     """Select every query with every method and summarise.
 
@@ -189,6 +216,9 @@ def run_bench(
         Called with the number of queries finished, after each one.
     select_options : dict, optional
         Keyword arguments passed to :func:`ctxselect.select` (``time_limit``, ``weights`` ...).
+    by : sequence of str
+        Dump fields to group by (:func:`group_value`); each record carries its groups and
+        :func:`summarize_groups` summarises each group.
     """
     names = [parse_choice(Method, m, "methods").value for m in methods]
     if not names:
@@ -200,7 +230,8 @@ def run_bench(
     if budget_scale is not None:
         checks.number(budget_scale, "budget_scale", low=0.0, low_open=True)
     checks.integer(jobs, "jobs", low=1)
-    work = [(with_budget(q, budget, budget_scale), names, dict(select_options or {})) for q in queries]
+    by = [checks.label(path, "by") for path in by]
+    work = [(with_budget(q, budget, budget_scale), names, dict(select_options or {}), by) for q in queries]
     if not work:
         raise InputError(field="queries", message="no query to bench")
     records: list[QueryRecord] = []
@@ -221,7 +252,9 @@ def run_bench(
                 records.extend(result)
                 if progress:
                     progress(k)
-    return summarize(records, names, queries=len(work))
+    result = summarize(records, names, queries=len(work))
+    result.by = list(by)
+    return result
 
 
 def summarize(records: list[QueryRecord], methods: list[str], *, queries: int) -> BenchResult:
@@ -256,6 +289,18 @@ def summarize(records: list[QueryRecord], methods: list[str], *, queries: int) -
         ))
     return BenchResult(methods=list(methods), records=records, summaries=summaries, can_pass=can_pass,
                        queries=queries)
+
+
+def summarize_groups(result: BenchResult, path: str) -> dict[str, BenchResult]:
+    """One summary per value of the ``--by`` field ``path`` (sorted by value), each over that
+    group's queries only (wins, gate passes and gold metrics counted within the group)."""
+    values = sorted({r.group.get(path, MISSING) for r in result.records})
+    out = {}
+    for value in values:
+        records = [r for r in result.records if r.group.get(path, MISSING) == value]
+        queries = len({r.query_id for r in records})
+        out[value] = summarize(records, result.methods, queries=queries)
+    return out
 
 
 SHORT_HEADERS = {"W/T/L vs greedy": "W/T/L", "gate pass": "gate", "gold recall": "recall",

@@ -28,7 +28,7 @@ def traces_file(tmp_path):
 
 
 def precision(*args):
-    result = runner.invoke(app, ["audit", *args, "--json"])
+    result = runner.invoke(app, ["audit", *args, "--json", "--fail-on", "never"])
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)[0]["subscores"]["precision"]["score"]
 
@@ -45,3 +45,30 @@ def test_fuzzy_threshold_needs_fuzzy(tmp_path):
     assert result.exit_code == 2
     assert result.stderr.strip() == "ctxselect: error: field '--fuzzy-threshold': applies only with --fuzzy"
     assert runner.invoke(app, ["audit", traces_file(tmp_path), "--fuzzy", "--fuzzy-threshold", "101"]).exit_code == 2
+
+
+def test_fail_on_makes_the_exit_code_follow_the_verdict_as_inspect_does(tmp_path):
+    """Exit 1 when a trace gets a verdict --fail-on names (default: FAIL), like inspect's exit 1
+    on a failed gate; the JSON and the table agree; bad input stays 2."""
+    path = tmp_path / "traces.jsonl"
+    good = [{"id": f"c{k}", "rank": k + 1, "tokens": 10, "relevance": 0.9 - k / 10, "text": f"fact number {k} here"}
+            for k in range(3)]
+    prompt = "Context:\n" + "\n".join(c["text"] for c in good) + "\nQuestion: facts?"
+    lines = [{"trace_id": "bad", "chunks": CHUNKS, "prompts": [PROMPT]},
+             {"trace_id": "good", "chunks": good, "prompts": [prompt]}]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    labels = [r["label"] for r in json.loads(runner.invoke(app, ["audit", str(path), "--json", "--fail-on",
+                                                                 "never"]).stdout)]
+    assert "FAIL" in labels or "WARN" in labels, labels
+    for fail_on, bad in (("fail", {"FAIL"}), ("warn", {"FAIL", "WARN"}), ("never", set())):
+        for extra in ([], ["--json"]):
+            result = runner.invoke(app, ["audit", str(path), "--fail-on", fail_on, *extra])
+            expected = 1 if bad & set(labels) else 0
+            assert result.exit_code == expected, (fail_on, extra, labels, result.output)
+            assert ("traces" in result.stderr) == bool(expected)
+    default = runner.invoke(app, ["audit", str(path)])
+    assert default.exit_code == (1 if "FAIL" in labels else 0)
+    path.write_text(json.dumps(lines[1]) + "\n")  # one good trace only
+    good_labels = [r["label"] for r in json.loads(runner.invoke(app, ["audit", str(path), "--json"]).stdout)]
+    assert runner.invoke(app, ["audit", str(path)]).exit_code == (1 if "FAIL" in good_labels else 0)
+    assert runner.invoke(app, ["audit", str(path), "--fail-on", "sometimes"]).exit_code == 2

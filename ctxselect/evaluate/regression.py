@@ -1,0 +1,278 @@
+"""The release gate: a bench result against a saved one, with paired confidence intervals and
+thresholds that fail the run.
+
+Article 003's point is that these metrics run whenever retrieval, chunking or ranking changes,
+and a change that lowers quality is blocked. :func:`compare` pairs the queries of a new bench
+result with those of a saved one (``ctxselect bench --json``), per method and metric, and gives
+the mean change with a 95 % confidence interval from a **paired bootstrap over queries** (2,000
+resamples of the paired query set, fixed seed, percentile interval). :func:`check` applies the
+rules:
+
+* ``--fail-under METRIC=VALUE``: the new mean of METRIC is below VALUE (whatever its direction);
+* ``--max-drop METRIC=DELTA``: the mean moved the worse way by more than DELTA (the point
+  estimate: higher is better for all metrics but :data:`LOWER_IS_BETTER`);
+* with a baseline and no ``--max-drop``, the default rule: a *significant* drop (the whole
+  interval on the worse side) of the objective, the gate pass rate or gold recall.
+
+A rule names one metric for every method of the run (``recall=0.5``) or one method
+(``optimal.recall=0.5``). Methods are paired by name; when each result holds exactly one method
+and the names differ (``--methods greedy`` against an ``optimal`` baseline), those two are paired.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from ctxselect.errors import InputError
+from ctxselect.quality.vector import METRIC_NAMES
+
+__all__ = ["METRICS", "LOWER_IS_BETTER", "Rule", "Delta", "parse_rule", "compare", "check", "DEFAULT_RULES",
+           "record_values"]
+
+GOLD_METRICS = ("recall", "all_gold", "precision", "distractors", "middle_third")
+#: Every metric a rule can name: per query, from a bench record.
+METRICS = ("objective", "gate_pass", "tokens", "latency", *METRIC_NAMES, *GOLD_METRICS)
+#: Metrics where lower is better (a "drop" is a rise).
+LOWER_IS_BETTER = frozenset({"tokens", "latency", "utilization_risk", "source_starvation", "contradiction_density",
+                             "contradiction_density_weighted", "stale_risk", "distractors", "middle_third"})
+#: The default gate with a baseline and no --max-drop: a significant drop of these.
+DEFAULT_RULES = ("objective", "gate_pass", "recall")
+RESAMPLES = 2000
+CONFIDENCE = 0.95
+
+
+def record_values(record: Mapping[str, Any], metric: str) -> float | None:
+    """One query's value of ``metric`` in a bench record (a dict of ``BenchResult.to_dict()``),
+    None when it has none (a gold metric of a query without gold)."""
+    if metric == "objective":
+        return float(record["objective"])
+    if metric == "gate_pass":
+        return float(bool(record["passed"]))
+    if metric in ("tokens", "latency"):
+        return float(record[metric])
+    if metric in GOLD_METRICS:
+        gold = record.get("gold")
+        return None if gold is None else float(gold[metric])
+    return float(record["metrics"][metric])
+
+
+@dataclass(frozen=True)
+class Rule:
+    """``[METHOD.]METRIC=VALUE`` of ``--fail-under`` (kind ``under``) or ``--max-drop`` (``drop``)."""
+
+    kind: str
+    metric: str
+    value: float
+    method: str | None = None
+
+    def __str__(self) -> str:
+        option = "--fail-under" if self.kind == "under" else "--max-drop"
+        return f"{option} {self.method + '.' if self.method else ''}{self.metric}={self.value:g}"
+
+
+def parse_rule(text: str, kind: str) -> Rule:
+    """``[METHOD.]METRIC=VALUE`` as a :class:`Rule` (``kind``: ``under`` or ``drop``).
+
+    Raises
+    ------
+    InputError
+        Naming the option, with the valid metrics when the metric is unknown.
+    """
+    option = "--fail-under" if kind == "under" else "--max-drop"
+    name, sep, number = str(text).partition("=")
+    if not sep:
+        raise InputError(field=option, expected="METRIC=VALUE or METHOD.METRIC=VALUE", found=text)
+    method, _, metric = name.strip().rpartition(".")
+    metric = metric.strip()
+    if metric not in METRICS:
+        raise InputError(field=option, message=f"unknown metric {metric!r}", expected="one of " + ", ".join(METRICS))
+    try:
+        value = float(number)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or (kind == "drop" and value < 0):
+        raise InputError(field=option, expected="a finite number" + (" >= 0" if kind == "drop" else ""),
+                         found=number.strip())
+    if method:
+        from ctxselect.model.validation import parse_choice
+        from ctxselect.selection.solvers.registry import Method
+
+        method = parse_choice(Method, method, option).value
+    return Rule(kind=kind, metric=metric, value=value, method=method or None)
+
+
+@dataclass(frozen=True)
+class Delta:
+    """The change of one metric of one method, over the queries both results hold."""
+
+    method: str
+    baseline_method: str
+    metric: str
+    queries: int
+    baseline: float
+    new: float
+    change: float
+    low: float
+    high: float
+
+    @property
+    def worse_by(self) -> float:
+        """How far the mean moved the worse way (negative: it improved)."""
+        return self.change if self.metric in LOWER_IS_BETTER else -self.change
+
+    @property
+    def significantly_worse(self) -> bool:
+        """The whole confidence interval lies on the worse side of zero."""
+        return self.low > 0 if self.metric in LOWER_IS_BETTER else self.high < 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"method": self.method, "baseline_method": self.baseline_method, "metric": self.metric,
+                "queries": self.queries, "baseline": self.baseline, "new": self.new, "change": self.change,
+                "ci95": [self.low, self.high], "significantly_worse": self.significantly_worse}
+
+
+def _pairs(new: Mapping[str, Any], baseline: Mapping[str, Any]) -> list[tuple[str, str]]:
+    ours, theirs = list(new.get("methods", [])), list(baseline.get("methods", []))
+    if len(ours) == 1 and len(theirs) == 1:
+        return [(ours[0], theirs[0])]
+    return [(m, m) for m in ours if m in theirs]
+
+
+def _bootstrap(diff: np.ndarray, seed: int = 0) -> tuple[float, float]:
+    if diff.size == 0:
+        return math.nan, math.nan
+    rng = np.random.default_rng(seed)
+    means = diff[rng.integers(0, diff.size, size=(RESAMPLES, diff.size))].mean(axis=1)
+    tail = (1 - CONFIDENCE) / 2
+    return float(np.quantile(means, tail)), float(np.quantile(means, 1 - tail))
+
+
+def compare(new: Mapping[str, Any], baseline: Mapping[str, Any], metrics: Sequence[str] = METRICS) -> list[Delta]:
+    """The change of every metric of every paired method, on the queries both results hold
+    (matched by query id); a metric with no paired value (gold metrics without gold) is left out.
+
+    Raises
+    ------
+    InputError
+        When the results share no method or no query.
+    """
+    pairs = _pairs(new, baseline)
+    if not pairs:
+        raise InputError(field="--baseline", message="the baseline holds none of the methods of this run",
+                         expected="a bench result of the same methods, found " + ", ".join(baseline.get("methods", [])))
+    index = {(r["method"], r["query_id"]): r for r in baseline.get("records", [])}
+    out: list[Delta] = []
+    paired_any = False
+    for ours, theirs in pairs:
+        rows = [(r, index[(theirs, r["query_id"])]) for r in new.get("records", [])
+                if r["method"] == ours and (theirs, r["query_id"]) in index]
+        paired_any |= bool(rows)
+        for metric in metrics:
+            values = [(record_values(a, metric), record_values(b, metric)) for a, b in rows]
+            values = [(a, b) for a, b in values if a is not None and b is not None]
+            if not values:
+                continue
+            a, b = np.array(values, dtype=np.float64).T
+            low, high = _bootstrap(a - b)
+            out.append(Delta(method=ours, baseline_method=theirs, metric=metric, queries=len(values),
+                             baseline=float(b.mean()), new=float(a.mean()), change=float((a - b).mean()),
+                             low=low, high=high))
+    if not paired_any:
+        raise InputError(field="--baseline", message="the baseline and this run share no query id",
+                         expected="a bench result of the same dumps")
+    return out
+
+
+def _means(new: Mapping[str, Any], method: str, metric: str) -> float | None:
+    values = [record_values(r, metric) for r in new.get("records", []) if r["method"] == method]
+    values = [v for v in values if v is not None]
+    return float(np.mean(values)) if values else None
+
+
+def check(new: Mapping[str, Any], rules: Sequence[Rule], deltas: Sequence[Delta] | None = None) -> list[str]:
+    """Every rule the new result breaks, one line each naming method, metric and numbers; with
+    ``deltas`` (a baseline) and no ``drop`` rule, the default rule (:data:`DEFAULT_RULES`)."""
+    broken: list[str] = []
+    methods = list(new.get("methods", []))
+    for rule in rules:
+        if rule.method is not None and rule.method not in methods:
+            broken.append(f"{rule}: the run has no method {rule.method}")
+            continue
+        for method in [rule.method] if rule.method else methods:
+            if rule.kind == "under":
+                mean = _means(new, method, rule.metric)
+                if mean is None:
+                    broken.append(f"{rule}: {method} has no value of {rule.metric} (no query with gold?)")
+                elif mean < rule.value:
+                    broken.append(f"{rule}: {method} {rule.metric} = {mean:.4g}, under {rule.value:g}")
+            else:
+                if deltas is None:
+                    broken.append(f"{rule}: needs --baseline")
+                    continue
+                for d in deltas:
+                    if d.method == method and d.metric == rule.metric and d.worse_by > rule.value:
+                        broken.append(f"{rule}: {method} {rule.metric} {d.baseline:.4g} -> {d.new:.4g} "
+                                      f"(worse by {d.worse_by:.4g} on {d.queries} queries; 95 % CI of the change "
+                                      f"[{d.low:.4g}, {d.high:.4g}])")
+    if deltas is not None and not any(r.kind == "drop" for r in rules):
+        for d in deltas:
+            if d.metric in DEFAULT_RULES and d.significantly_worse:
+                broken.append(f"significant drop of {d.method} {d.metric} against the baseline's {d.baseline_method}: "
+                              f"{d.baseline:.4g} -> {d.new:.4g} (95 % CI of the change [{d.low:.4g}, {d.high:.4g}], "
+                              f"{d.queries} queries)")
+    return broken
+
+
+#: The largest baseline file read (a bench result of ~100,000 records).
+MAX_BASELINE_BYTES = 512 * 1024 * 1024
+_RECORD_KEYS = {"query_id": str, "method": str, "objective": (int, float), "passed": bool, "metrics": dict,
+                "tokens": (int, float), "latency": (int, float)}
+
+
+def load_result(path) -> dict[str, Any]:
+    """A saved ``ctxselect bench --json`` result, checked record by record.
+
+    Raises
+    ------
+    InputError
+        Naming the file (and the record and field) when it cannot be read or is not a bench result.
+    """
+    import json
+
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_BASELINE_BYTES + 1)
+    except OSError as err:
+        raise InputError(file=str(path), field="--baseline", message=f"cannot read: {err.strerror or err}") from None
+    if len(raw) > MAX_BASELINE_BYTES:
+        raise InputError(file=str(path), field="--baseline", message=f"larger than {MAX_BASELINE_BYTES:,} bytes")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as err:
+        raise InputError(file=str(path), field="--baseline", message="not a JSON bench result",
+                         expected="the output of ctxselect bench --json", found=type(err).__name__) from None
+    if not isinstance(data, dict) or not isinstance(data.get("methods"), list) or not isinstance(data.get("records"), list):
+        raise InputError(file=str(path), field="--baseline", expected="an object with methods and records "
+                         "(ctxselect bench --json)", found=data, has_found=True)
+    for k, record in enumerate(data["records"]):
+        if not isinstance(record, dict):
+            raise InputError(file=str(path), field=f"records[{k}]", expected="an object", found=record, has_found=True)
+        for key, kind in _RECORD_KEYS.items():
+            value = record.get(key)
+            if not isinstance(value, kind) or (kind != bool and isinstance(value, bool)) or (
+                    isinstance(value, float) and not math.isfinite(value)):
+                raise InputError(file=str(path), field=f"records[{k}].{key}", expected=f"a {key} value",
+                                 found=value, has_found=True)
+        gold = record.get("gold")
+        if gold is not None and not (isinstance(gold, dict) and all(
+                isinstance(gold.get(g), (int, float)) and not isinstance(gold.get(g), bool) for g in GOLD_METRICS)):
+            raise InputError(file=str(path), field=f"records[{k}].gold", expected="null or the gold metrics",
+                             found=gold, has_found=True)
+        if not all(isinstance(record["metrics"].get(m), (int, float)) for m in METRIC_NAMES):
+            raise InputError(file=str(path), field=f"records[{k}].metrics", expected="the quality metrics",
+                             found=record["metrics"], has_found=True)
+    return data

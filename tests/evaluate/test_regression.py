@@ -1,0 +1,114 @@
+"""The release gate (issue 16.1): a bench result against a saved one, paired bootstrap intervals,
+--fail-under / --max-drop rules and the default rule; --by groups (16.2)."""
+
+import numpy as np
+import pytest
+
+import ctxselect
+from ctxselect.evaluate import regression as rg
+from ctxselect.evaluate.bench import MISSING, group_value
+
+
+def _record(query_id, method, objective=1.0, passed=True, recall=None, tokens=100):
+    metrics = {m: 0.5 for m in rg.METRIC_NAMES}
+    gold = None if recall is None else {"recall": recall, "all_gold": float(recall == 1), "precision": 0.5,
+                                        "distractors": 1.0, "middle_third": 0.0}
+    return {"query_id": query_id, "method": method, "objective": objective, "passed": passed, "metrics": metrics,
+            "tokens": tokens, "latency": 0.01, "gold": gold, "ids": [], "status": "optimal"}
+
+
+def _result(method, objectives, passed=None, recalls=None):
+    passed = passed or [True] * len(objectives)
+    recalls = recalls or [None] * len(objectives)
+    return {"methods": [method], "records": [_record(f"q{k}", method, o, p, r)
+                                             for k, (o, p, r) in enumerate(zip(objectives, passed, recalls))]}
+
+
+def naive_interval(diff, resamples=rg.RESAMPLES, seed=0):
+    """The bootstrap written out: resample the paired differences with the same generator."""
+    rng = np.random.default_rng(seed)
+    means = [float(np.mean(diff[rng.integers(0, len(diff), size=(resamples, len(diff)))[k]]))
+             for k in range(resamples)]
+    return float(np.quantile(means, 0.025)), float(np.quantile(means, 0.975))
+
+
+def test_changes_are_paired_by_query_and_the_interval_is_the_bootstrap():
+    base = _result("optimal", [1.0, 2.0, 3.0, 4.0])
+    new = _result("optimal", [1.5, 2.0, 2.0, 4.5])
+    new["records"].reverse()  # order does not matter: pairs by query id
+    new["records"].append(_record("only-new", "optimal", 100.0))  # unpaired: left out
+    (delta,) = [d for d in rg.compare(new, base) if d.metric == "objective"]
+    diff = np.array([0.5, 0.0, -1.0, 0.5])
+    assert delta.queries == 4 and delta.change == pytest.approx(diff.mean())
+    assert delta.baseline == pytest.approx(2.5) and delta.new == pytest.approx(2.5)
+    assert (delta.low, delta.high) == pytest.approx(naive_interval(diff))
+    assert delta.low <= delta.change <= delta.high and not delta.significantly_worse
+
+
+def test_gold_metrics_pair_only_queries_with_gold_and_lower_is_better_is_respected():
+    base = _result("optimal", [1, 1, 1], recalls=[1.0, 0.5, None])
+    new = _result("optimal", [1, 1, 1], recalls=[0.0, 0.0, None])
+    deltas = {d.metric: d for d in rg.compare(new, base)}
+    assert deltas["recall"].queries == 2 and deltas["recall"].worse_by == pytest.approx(0.75)
+    tokens = rg.Delta("m", "m", "tokens", 3, 100.0, 120.0, 20.0, 10.0, 30.0)
+    assert tokens.worse_by == 20.0 and tokens.significantly_worse  # more tokens is worse
+    assert rg.Delta("m", "m", "recall", 3, 0.5, 0.7, 0.2, 0.1, 0.3).worse_by == pytest.approx(-0.2)
+
+
+def test_one_method_each_is_paired_across_names_else_by_name():
+    base, new = _result("optimal", [2.0]), _result("greedy", [1.0])
+    assert {(d.method, d.baseline_method) for d in rg.compare(new, base)} == {("greedy", "optimal")}
+    two = {"methods": ["greedy", "topk"], "records": new["records"]}
+    with pytest.raises(ctxselect.InputError, match="none of the methods"):
+        rg.compare(two, base)
+    with pytest.raises(ctxselect.InputError, match="share no query"):
+        rg.compare(_result("optimal", [1.0]), {"methods": ["optimal"], "records": [_record("other", "optimal")]})
+
+
+def test_rules_break_and_hold_as_documented():
+    base = _result("optimal", [2.0] * 20, recalls=[1.0] * 20)
+    same = _result("optimal", [2.0] * 20, recalls=[1.0] * 20)
+    worse = _result("optimal", [1.0] * 20, passed=[False] * 20, recalls=[0.5] * 20)
+    assert rg.check(same, [], rg.compare(same, base)) == []  # default rule, nothing moved
+    broken = rg.check(worse, [], rg.compare(worse, base))  # default rule: significant drops
+    assert len(broken) == 3 and all("significant drop of optimal" in b for b in broken)
+    assert {b.split()[4] for b in broken} == {"objective", "gate_pass", "recall"}
+    drop = [rg.parse_rule("recall=0.6", "drop")]
+    assert rg.check(worse, drop, rg.compare(worse, base)) == []  # explicit rule replaces the default
+    assert rg.check(worse, [rg.parse_rule("optimal.recall=0.49", "drop")], rg.compare(worse, base))
+    under = [rg.parse_rule("gate_pass=0.5", "under")]
+    assert rg.check(same, under) == [] and "under 0.5" in rg.check(worse, under)[0]
+    assert "needs --baseline" in rg.check(same, drop)[0]
+    assert "no method mmr" in rg.check(same, [rg.parse_rule("mmr.objective=1", "under")])[0]
+
+
+@pytest.mark.parametrize("text, kind, message", [
+    ("recall", "under", "METRIC=VALUE"), ("nope=1", "under", "unknown metric 'nope'"),
+    ("recall=abc", "under", "finite number"), ("recall=nan", "drop", "finite number"),
+    ("recall=-1", "drop", ">= 0"), ("best.recall=1", "under", "one of"),
+])
+def test_bad_rules_are_located_errors(text, kind, message):
+    with pytest.raises(ctxselect.InputError, match=message):
+        rg.parse_rule(text, kind)
+
+
+@pytest.mark.parametrize("content, field", [
+    (b"\xff\xfe", "--baseline"), (b"[1, 2]", "--baseline"), (b'{"methods": [], "records": [3]}', "records[0]"),
+    (b'{"methods": ["greedy"], "records": [{"query_id": "q"}]}', "records[0].method"),
+])
+def test_a_bad_baseline_file_is_one_located_error(tmp_path, content, field):
+    path = tmp_path / "base.json"
+    path.write_bytes(content)
+    with pytest.raises(ctxselect.InputError) as err:
+        rg.load_result(path)
+    assert field in str(err.value) and "base.json" in str(err.value) and "\n" not in str(err.value)
+
+
+def test_group_values_read_dotted_paths():
+    from ctxselect.model.io import Query
+
+    q = Query.from_dict({"query_id": "a", "requirements": {"token_budget": 5}, "candidates": [],
+                         "meta": {"hops": 2, "type": "comparison", "deep": {"x": [1, 2]}}})
+    assert group_value(q, "meta.hops") == "2" and group_value(q, "meta.type") == "comparison"
+    assert group_value(q, "meta.deep.x") == "[1, 2]" and group_value(q, "meta.deep.y") == MISSING
+    assert group_value(q, "query_id") == "a" and group_value(q, "other") == MISSING
