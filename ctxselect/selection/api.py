@@ -23,6 +23,7 @@ from ctxselect.selection.diagnosis import empty_reason
 from ctxselect.selection.explain import exclusion_reasons, unresolved_entries
 from ctxselect.selection.problem import ObjectiveWeights, Problem, build_problem, score
 from ctxselect.selection.solvers.registry import BASELINES, Method, Order, assembly_order
+from ctxselect.selection.solvers.core import upper_bound
 from ctxselect.selection.solvers.cpsat import load_solver
 from ctxselect.selection.solvers.tiers import run_optimal
 
@@ -180,7 +181,8 @@ def _load_once() -> None:
         chunks = [{"id": f"w{k}", "source": "s", "tokens": 5, "relevance": 0.5, "text": t, "doc_id": "d",
                    "version": str(k), "fields": {"f": k}, "timestamp": 1.0e9,
                    **({"embedding": embeddings[k]} if embeddings else {})} for k, t in enumerate(texts)]
-        prepare(chunks, {"token_budget": 10, "conflict_fields": ["f"], "now": 1.1e9}, "floods in 2021?")
+        problem = prepare(chunks, {"token_budget": 10, "conflict_fields": ["f"], "now": 1.1e9}, "floods in 2021?")
+    upper_bound(problem, problem.capacity(True))  # the core's bound kernel
     _LOADED = True
 
 

@@ -2,43 +2,51 @@
 
 Up to ``exact_up_to`` eligible candidates the whole problem is solved; beyond it a core of
 ``core_size`` chunks with the best value and value per token, plus the baselines' selections and the
-best providers of every required aspect and source. The bound for the whole problem is then a
-fractional-knapsack relaxation (:func:`upper_bound`).
+best providers of every required aspect and source. The bound for the whole problem is then the
+LP relaxation of the knapsack under the per-source caps (:func:`upper_bound`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ctxselect.kernels.bound import _capped_bound
 from ctxselect.selection.problem import Problem
 
 __all__ = ["choose_core", "upper_bound"]
 
 
+#: Bisection steps of the Lagrangian bound (λ to 2^-30 of its range; each step is O(n)).
+BOUND_ITERATIONS = 30
+
+
 def upper_bound(problem: Problem, capacity: int) -> float:
-    """A valid upper bound of the objective over every subset within ``capacity`` tokens:
-    the fractional knapsack of each chunk's value plus every aspect it covers (penalties are
-    dropped), or of the values alone plus the whole coverage term, whichever is smaller."""
+    """A valid upper bound of the objective over every subset within ``capacity`` tokens and the
+    per-source caps: the LP relaxation of the knapsack of each chunk's value plus every aspect it
+    covers, or of the values alone plus the whole coverage term, whichever is smaller (pair
+    penalties, contradiction terms and the other constraints are dropped: each only lowers the
+    optimum). The LP is solved through its Lagrangian dual over the budget
+    (:mod:`ctxselect.kernels.bound`); any multiplier gives a valid bound.
+
+    Measured on generated queries (benchmarks/latency.py instances): the reported gap of a core's
+    solution fell from 13.7-17.0 % to 1.4-3.4 % at n = 20,000 and from 0.16-3.4 % to 0.10-1.5 % at
+    2,000 against the fractional knapsack without the caps."""
     eligible = np.flatnonzero(problem.eligible)
     tokens = problem.packed.tokens[eligible].astype(np.float64)
-    value = problem.value[eligible]
+    value = problem.value[eligible].astype(np.float64)
     with_aspects = value + (problem.covers[eligible] @ problem.aspect_gain if problem.aspect_gain.size else 0.0)
+    source = problem.packed.source[eligible]
+    caps = problem.packed.source_max.astype(np.int64)
+    budget = float(capacity)
 
-    def fractional(v: np.ndarray) -> float:
-        keep = v > 0
-        v, t = v[keep], tokens[keep]
-        order = np.argsort(-v / t, kind="stable")
-        room, total = float(capacity), 0.0
-        for k in order.tolist():
-            if t[k] <= room:
-                room -= t[k]
-                total += v[k]
-            else:
-                total += v[k] * room / t[k]
-                break
-        return total
+    def bound(w: np.ndarray) -> float:
+        positive = np.flatnonzero(w > 0)  # an item worth nothing never counts, at any λ
+        order = positive[np.argsort(source[positive], kind="stable")]
+        starts = np.zeros(len(caps) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(source[positive], minlength=len(caps)), out=starts[1:])
+        return float(_capped_bound(w, tokens, order, starts, caps, budget, BOUND_ITERATIONS))
 
-    return min(fractional(with_aspects), fractional(value) + float(problem.aspect_gain.sum()))
+    return min(bound(with_aspects), bound(value) + float(problem.aspect_gain.sum()))
 
 
 def _first(key: np.ndarray, k: int) -> np.ndarray:

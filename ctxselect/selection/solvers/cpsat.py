@@ -10,7 +10,8 @@ seed (same input, same selection) and a time limit, and it is hinted with the be
 Large candidate sets are cut to a core: every eligible chunk up to ``exact_up_to`` (the whole
 problem, proven optimal); beyond it ``core_size`` chunks with the best value and value per token,
 plus the baselines' selections and the best providers of every required aspect and source. On a core the result is optimal for the core only,
-reported as ``feasible`` with a bound for the whole problem (a fractional-knapsack relaxation).
+reported as ``feasible`` with a bound for the whole problem (the LP relaxation of the knapsack under
+the per-source caps: :func:`ctxselect.selection.solvers.core.upper_bound`).
 """
 
 from __future__ import annotations
