@@ -39,6 +39,7 @@ from ctxselect.evaluate.bench import (
     to_markdown,
 )
 from ctxselect.evaluate.regression import Delta, check, compare, load_result, parse_rule
+from ctxselect.evaluate.takeaway import selected_takeaway, takeaway
 from ctxselect.evaluate.plot import plot_bench
 from ctxselect.model.io import read_dump
 from ctxselect.model.validation import parse_choice
@@ -123,6 +124,9 @@ def _bench(dumps: list[Path], methods: str, budget: int | None, budget_scale: fl
         sys.stdout.write(to_markdown(result) + "\n")
     else:
         out = _console()
+        for line in (takeaway(result), selected_takeaway(queries)):
+            if line:
+                out.print(_data(line), highlight=False)
         for table in _bench_tables(result):
             out.print(table)
         out.print("W/T/L: wins, ties and losses on the objective against greedy; gate: selections that pass; "
