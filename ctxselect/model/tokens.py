@@ -49,7 +49,7 @@ Mixed Chinese/English  1      -12%          -8%             -53%
 =====================  =====  ============  ==============  ====================
 
 So for Chinese, Japanese, Korean and Thai text the default is now within -19% .. +28% of
-cl100k_base (it was 3-50x too low), and it errs high against o200k_base (up to 2.5x for Thai).
+cl100k_base (it was 2.6-50x too low), and it errs high against o200k_base (up to 2.5x for Thai).
 Space-separated scripts count as before (1.3 tokens a word, tuned on English): still a large
 undercount for Cyrillic, Greek, Arabic and Devanagari text, German compounds and code. Where
 budgets must be exact, count with the model's tokenizer:
