@@ -122,7 +122,7 @@ def default_token_counter(text: str) -> int:
         spaces, Hangul) and ``w`` words (runs of :data:`WORD`) in the rest of the text. Without
         such characters this is ceil(1.3 x words), as before per-character counting.
     """
-    rest, per_character = _PER_CHARACTER.subn(" ", text)
+    rest, per_character = (text, 0) if text.isascii() else _PER_CHARACTER.subn(" ", text)
     return max(1, math.ceil(TOKENS_PER_WORD * len(WORD.findall(rest)) + per_character))
 
 
