@@ -319,6 +319,12 @@ def set_token_counter(counter: Any) -> None:
     ----------
     counter : None, str, callable or tokenizer object
         As for :func:`resolve_token_counter`; ``None`` restores :func:`default_token_counter`.
+
+    Raises
+    ------
+    InputError
+        For anything else (it was a ``TypeError`` before named counters), or a named counter whose
+        package or files are missing.
     """
     global _current
     _current = resolve_token_counter(counter) or default_token_counter
