@@ -4,14 +4,18 @@ Serial kernels use :data:`serial`, parallel kernels :data:`parallel`. Machine co
 so a fresh process loads it instead of compiling, but never inside the installed package (a
 reinstall or ``pip uninstall`` would leave the files behind, and site-packages may be read-only):
 
-1. ``CTXSELECT_CACHE_DIR`` when set (an empty value turns the disk cache off);
+1. ``CTXSELECT_CACHE_DIR`` when set (an empty value turns the disk cache off). When that
+   directory exists but cannot be written (a cache warmed into a container image whose file
+   system is read-only at run time), it is used **read-only**: kernels found there are loaded,
+   the others compile in memory and are not saved (:data:`CACHE_READ_ONLY`);
 2. else the user's cache directory (``~/.cache/ctxselect/numba`` on Linux);
 3. else a per-user folder in the temporary directory;
 4. else no disk cache: kernels compile once per process, and one warning says so.
 
 Only ctxselect's own kernels are routed there; other Numba code in the process keeps Numba's own
 settings. To warm the cache in a container image, run ``ctxselect bench`` on any dump (for
-example ``ctxselect gen``'s) once at build time with ``CTXSELECT_CACHE_DIR`` pointing into the image.
+example ``ctxselect gen``'s) once at build time with ``CTXSELECT_CACHE_DIR`` pointing into the image
+(docs/deployment.md).
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from numba import njit
 from numba.core import caching
 from numba.misc.appdirs import AppDirs
 
-__all__ = ["CACHE_DIR", "serial", "parallel", "serial_twin", "TOLERANCE", "SIMILARITY_EPSILON", "SOLVER_SCALE",
+__all__ = ["CACHE_DIR", "CACHE_READ_ONLY", "serial", "parallel", "serial_twin", "TOLERANCE", "SIMILARITY_EPSILON", "SOLVER_SCALE",
            "ROW_SCALE", "SERIAL_BYTES", "SERIAL_PAIRS"]
 
 #: The one float slack for comparing a value with a threshold (gate conditions, ties between
@@ -60,18 +64,30 @@ def _writable(path: str) -> bool:
         return False
 
 
-def _cache_dir() -> str | None:
-    """The first usable directory of the module docstring's list, or None."""
+def _cache_dir() -> tuple[str | None, bool]:
+    """The first usable directory of the module docstring's list (or None), and whether it is
+    used read-only."""
     if "CTXSELECT_CACHE_DIR" in os.environ:
         chosen = os.environ["CTXSELECT_CACHE_DIR"]
-        return chosen if chosen and _writable(chosen) else None
-    candidates = [os.path.join(AppDirs("ctxselect", appauthor=False).user_cache_dir, "numba"),
-                  os.path.join(tempfile.gettempdir(), f"ctxselect-numba-{os.getuid() if hasattr(os, 'getuid') else 'user'}")]
-    return next((c for c in candidates if _writable(c)), None)
+        if not chosen:
+            return None, False
+        if _writable(chosen):
+            return chosen, False
+        return (chosen, True) if os.path.isdir(chosen) and os.access(chosen, os.R_OK | os.X_OK) else (None, False)
+    user = os.path.join(AppDirs("ctxselect", appauthor=False).user_cache_dir, "numba")
+    if _writable(user):
+        return user, False
+    try:  # raises when no temporary directory is usable (a read-only container)
+        temporary = tempfile.gettempdir()
+    except OSError:
+        return None, False
+    shared = os.path.join(temporary, f"ctxselect-numba-{os.getuid() if hasattr(os, 'getuid') else 'user'}")
+    return (shared, False) if _writable(shared) else (None, False)
 
 
-#: Where ctxselect's compiled kernels are cached (None: no disk cache in this process).
-CACHE_DIR = _cache_dir()
+#: Where ctxselect's compiled kernels are cached (None: no disk cache in this process), and
+#: whether that directory is only read (an existing ``CTXSELECT_CACHE_DIR`` that cannot be written).
+CACHE_DIR, CACHE_READ_ONLY = _cache_dir()
 
 
 class _CtxselectCacheLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
@@ -90,11 +106,35 @@ class _CtxselectCacheLocator(caching._SourceFileBackedLocatorMixin, caching._Cac
         if CACHE_DIR is None or not os.path.abspath(py_file).startswith(_PACKAGE_DIR + os.sep):
             return None
         locator = cls(py_func, py_file)
+        if CACHE_READ_ONLY:
+            return locator  # loads what is there; _LoadOnlyCache never saves
         try:
             locator.ensure_cache_path()
         except OSError:
             return None
         return locator
+
+
+class _LoadOnlyCache(caching.FunctionCache):
+    """A kernel's cache in a read-only :data:`CACHE_DIR`: loads, and leaves what it compiles unsaved."""
+
+    def save_overload(self, sig, data) -> None:
+        return None
+
+
+def _jit(**options):
+    """``njit(cache=..., **options)``, its kernels' caches made load-only in a read-only cache directory."""
+    decorate = njit(cache=CACHE_DIR is not None, **options)
+    if not CACHE_READ_ONLY:
+        return decorate
+
+    def load_only(func):
+        kernel = decorate(func)
+        if getattr(kernel, "_cache", None) is not None:  # with NUMBA_DISABLE_JIT=1 it is the function
+            kernel._cache = _LoadOnlyCache(kernel.py_func)
+        return kernel
+
+    return load_only
 
 
 if CACHE_DIR is not None and _CtxselectCacheLocator not in caching.CacheImpl._locator_classes:
@@ -103,9 +143,8 @@ elif CACHE_DIR is None:
     warnings.warn("ctxselect: no writable cache directory (set CTXSELECT_CACHE_DIR); Numba kernels "
                   "will be compiled in every process", RuntimeWarning, stacklevel=2)
 
-_CACHE = CACHE_DIR is not None
-serial = njit(cache=_CACHE, nogil=True)
-parallel = njit(cache=_CACHE, nogil=True, parallel=True)
+serial = _jit(nogil=True)
+parallel = _jit(nogil=True, parallel=True)
 
 
 def serial_twin(kernel, name: str):

@@ -13,7 +13,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 
 from ctxselect.errors import InputError
-from ctxselect.model.candidate import Candidate, coerce_with_embeddings
+from ctxselect.model.candidate import DEFAULT_SOURCE, Candidate, coerce_with_embeddings
 from ctxselect.model.requirements import Requirements
 from ctxselect.model.times import SECONDS_PER_DAY
 from ctxselect.model.tokens import TokenCounter
@@ -158,6 +158,18 @@ def text_buffer(texts: Iterable[str], *, lower: bool = True) -> tuple[np.ndarray
     return (buf if len(buf) else np.zeros(1, dtype=np.uint8)), offsets
 
 
+def _check_sources(cands: list[Candidate], reqs: Requirements) -> None:
+    """A source rule needs every candidate's source: refuse one that names none (``DEFAULT_SOURCE``)."""
+    rules = [name for name, value in (("required_sources", reqs.required_sources),
+                                      ("max_per_source", reqs.max_per_source not in (None, {})),
+                                      ("source_decay", reqs.source_decay),
+                                      ("source_precedence", reqs.source_precedence)) if value]
+    if rules:
+        for cand in cands:
+            if cand.source == DEFAULT_SOURCE:
+                raise InputError(candidate_id=cand.id, field="source", message="missing required field",
+                                 expected=f"a source name, since the requirements set {rules[0]}")
+
 def pack(
     candidates: Iterable[Candidate | Mapping[str, Any]],
     requirements: Requirements | Mapping[str, Any],
@@ -179,8 +191,11 @@ def pack(
         ``i``: the cheap way to give embeddings (no per-candidate lists). Finite, at most ``1e100``
         in size; the candidates must then carry none. A float64 array is not copied (the result
         holds a read-only view of it: leave it unchanged while the result is in use).
-    token_counter : callable, optional
-        Counts tokens for candidates without ``tokens`` (default: :func:`ctxselect.get_token_counter`).
+    token_counter : callable, str or tokenizer, optional
+        Counts tokens for candidates without ``tokens`` (default: :func:`ctxselect.get_token_counter`):
+        a callable, ``"tiktoken:<encoding>"``, ``"bpe-openai:<encoding>"`` or a tokenizer object
+        (:func:`ctxselect.model.tokens.resolve_token_counter`); one with ``count_batch`` counts
+        every text of the call in one batch.
     default_relevance : float, optional
         Relevance for candidates that carry none; by default relevance is required.
 
@@ -196,6 +211,7 @@ def pack(
     reqs = Requirements.from_dict(requirements)
     cands, embedding_matrix = coerce_with_embeddings(candidates, embeddings=embeddings, token_counter=token_counter,
                                                      default_relevance=default_relevance)
+    _check_sources(cands, reqs)
     n = len(cands)
     now = reqs.reference_time()
 

@@ -1,4 +1,5 @@
-"""ctxselect after a LangChain retriever (needs ``pip install 'ctxselect[langchain]'``).
+"""ctxselect after a LangChain retriever (needs ``pip install 'ctxselect[langchain]'``; the
+ContextualCompressionRetriever part runs when ``langchain-classic`` is installed too).
 
     python examples/langchain_compressor.py
 """
@@ -25,3 +26,15 @@ for doc in compressor.compress_documents(retrieved, question):
 print("status:", compressor.last_selection.status)
 for cid, why in compressor.last_selection.excluded.items():
     print("left out", cid, "-", why)
+
+try:  # LangChain's own wrapper: langchain-classic (LangChain >= 1.0), or langchain before it
+    from langchain_classic.retrievers import ContextualCompressionRetriever
+except ImportError:
+    try:
+        from langchain.retrievers import ContextualCompressionRetriever
+    except ImportError:
+        ContextualCompressionRetriever = None
+if ContextualCompressionRetriever is not None:
+    retriever = ContextualCompressionRetriever(base_compressor=compressor,
+                                               base_retriever=store.as_retriever(search_kwargs={"k": 4}))
+    print("ContextualCompressionRetriever:", [d.page_content[:30] for d in retriever.invoke(question)])

@@ -44,14 +44,15 @@ class CtxSelectRanker:
         Read relevance from the documents' scores (they must lie in [0, 1]); else from their rank.
     source_key, timestamp_key, scope_key, tokens_key : str
         ``meta`` keys the fields are read from.
-    default_source : str
-        The source of a document whose meta names none.
+    default_source : str, optional
+        The source of a document whose meta names none (default: none; a source rule
+        in ``requirements`` then refuses it, naming the document).
     """
 
     def __init__(self, token_budget: int, requirements: Optional[dict] = None, method: str = "optimal",
                  select_options: Optional[dict] = None, use_scores: bool = True, source_key: str = "source",
                  timestamp_key: str = "timestamp", scope_key: str = "scope", tokens_key: str = "tokens",
-                 default_source: str = "retrieved") -> None:
+                 default_source: Optional[str] = None) -> None:
         self.token_budget, self.requirements, self.method = token_budget, dict(requirements or {}), method
         self.select_options, self.use_scores = dict(select_options or {}), use_scores
         self.keys = {"source": source_key, "timestamp": timestamp_key, "scope": scope_key, "tokens": tokens_key}

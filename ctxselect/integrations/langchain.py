@@ -48,8 +48,9 @@ class CtxSelectCompressor(BaseDocumentCompressor):
         Keyword arguments of :func:`ctxselect.select` (``time_limit``, ``weights`` ...).
     id_key, source_key, score_key, timestamp_key, scope_key, tokens_key : str
         Metadata keys the fields are read from.
-    default_source : str
-        The source of a document whose metadata names none.
+    default_source : str, optional
+        The source of a document whose metadata names none (default: none; a source rule
+        in ``requirements`` then refuses it, naming the document).
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -64,7 +65,7 @@ class CtxSelectCompressor(BaseDocumentCompressor):
     timestamp_key: str = "timestamp"
     scope_key: str = "scope"
     tokens_key: str = "tokens"
-    default_source: str = "retrieved"
+    default_source: Optional[str] = None
     _last: Optional[Selection] = PrivateAttr(default=None)
 
     @property

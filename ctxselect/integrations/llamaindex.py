@@ -46,8 +46,9 @@ class CtxSelectPostprocessor(BaseNodePostprocessor):
         Read relevance from the nodes' scores (they must lie in [0, 1]); else from their rank.
     source_key, timestamp_key, scope_key, tokens_key : str
         Metadata keys the fields are read from.
-    default_source : str
-        The source of a node whose metadata names none.
+    default_source : str, optional
+        The source of a node whose metadata names none (default: none; a source rule
+        in ``requirements`` then refuses it, naming the node).
     """
 
     token_budget: int
@@ -59,7 +60,7 @@ class CtxSelectPostprocessor(BaseNodePostprocessor):
     timestamp_key: str = "timestamp"
     scope_key: str = "scope"
     tokens_key: str = "tokens"
-    default_source: str = "retrieved"
+    default_source: Optional[str] = None
     _last: Optional[Selection] = PrivateAttr(default=None)
 
     @classmethod

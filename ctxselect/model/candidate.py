@@ -15,9 +15,14 @@ from ctxselect.model import validation as checks
 from ctxselect.model.embeddings import MAX_EMBEDDING_ABS  # noqa: F401  (its home before embeddings.py)
 from ctxselect.model.scores import AS_IS_EXPECTED
 from ctxselect.model.times import to_epoch_seconds, to_iso
-from ctxselect.model.tokens import TokenCounter, get_token_counter
+from ctxselect.model.tokens import TokenCounter, batch_counted, get_token_counter, resolve_token_counter
 
-__all__ = ["Candidate", "coerce_candidates", "coerce_with_embeddings"]
+__all__ = ["Candidate", "coerce_candidates", "coerce_with_embeddings", "DEFAULT_SOURCE"]
+
+#: The source of a candidate that names none. No source rule may apply to it (``pack`` refuses a
+#: candidate without a source when the requirements have one), and it never matches a question's
+#: words (a source name matches only with four or more letters and digits).
+DEFAULT_SOURCE = "-"
 
 _SCALARS = (str, int, float, bool)
 #: Candidate keys that are not claims: a conflict field cannot be named after one of them.
@@ -41,8 +46,10 @@ class Candidate:
     ----------
     id : str
         Identity of the chunk, unique within a query.
-    source : str
-        Where the chunk came from (``policy``, ``procedure``, a domain, a collection).
+    source : str or None
+        Where the chunk came from (``policy``, ``procedure``, a domain, a collection). ``None``
+        means none is known: it becomes :data:`DEFAULT_SOURCE`, which source rules refuse
+        (``required_sources``, ``max_per_source``, ``source_decay``, ``source_precedence``).
     relevance : float
         Retriever or reranker score normalised to [0, 1].
     tokens : int
@@ -109,7 +116,7 @@ class Candidate:
     def _normalise(self) -> None:
         put = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731
         put("id", checks.label(self.id, "id"))
-        put("source", checks.label(self.source, "source"))
+        put("source", DEFAULT_SOURCE if self.source is None else checks.label(self.source, "source"))
         try:
             put("relevance", checks.number(self.relevance, "relevance", low=0.0, high=1.0))
         except InputError as err:  # name the option that reads raw scores
@@ -152,11 +159,12 @@ class Candidate:
         Parameters
         ----------
         data : mapping
-            ``id``, ``source`` and ``relevance`` are required (``relevance`` may be left out when
-            ``default_relevance`` is given); ``tokens`` is counted from ``text`` when absent;
-            unknown keys go to :attr:`extra`.
-        token_counter : callable, optional
-            Counts tokens of ``text``; defaults to :func:`ctxselect.get_token_counter`.
+            ``id`` and ``relevance`` are required (``relevance`` may be left out when
+            ``default_relevance`` is given); ``source`` defaults to :data:`DEFAULT_SOURCE`;
+            ``tokens`` is counted from ``text`` when absent; unknown keys go to :attr:`extra`.
+        token_counter : callable, str or tokenizer, optional
+            Counts tokens of ``text`` (any form :func:`ctxselect.model.tokens.resolve_token_counter`
+            accepts); defaults to :func:`ctxselect.get_token_counter`.
         default_relevance : float, optional
             Relevance for candidates that carry none (article 000's inspector uses 1.0).
 
@@ -165,7 +173,7 @@ class Candidate:
         InputError
             Naming the candidate id and the field.
         """
-        return cls._from_data(data, token_counter, default_relevance, with_embedding=True)
+        return cls._from_data(data, resolve_token_counter(token_counter), default_relevance, with_embedding=True)
 
     @classmethod
     def _from_data(cls, data, token_counter, default_relevance, *, with_embedding: bool) -> "Candidate":
@@ -184,14 +192,14 @@ class Candidate:
 
     @classmethod
     def _from_mapping(cls, data, token_counter, default_relevance, with_embedding=True) -> "Candidate":
-        for name in ("id", "source"):
-            if data.get(name) is None:
-                raise InputError(field=name, expected="a non-empty string", message="missing required field")
+        if data.get("id") is None:
+            raise InputError(field="id", expected="a non-empty string", message="missing required field")
         known = {f.name for f in dc_fields(cls)} - {"extra"}
         values = {k: v for k, v in data.items() if k in known and v is not None}
         extra = {k: v for k, v in data.items() if k not in known}
         if not with_embedding:
             values.pop("embedding", None)
+        values.setdefault("source", None)  # DEFAULT_SOURCE
         if "relevance" not in values:
             if default_relevance is None:
                 raise InputError(field="relevance", expected="a number in [0, 1]",
@@ -210,6 +218,8 @@ class Candidate:
         """The candidate as a dump record (times as ISO-8601 UTC, unset fields left out)."""
         out: dict[str, Any] = {"id": self.id, "source": self.source, "relevance": self.relevance,
                                "tokens": self.tokens}
+        if self.source == DEFAULT_SOURCE:
+            del out["source"]
         if self.text:
             out["text"] = self.text
         for name in ("rank", "doc_id", "version", "scope"):
@@ -257,7 +267,8 @@ def coerce_candidates(
     token_counter: TokenCounter | None = None,
     default_relevance: float | None = None,
 ) -> list[Candidate]:
-    """Turn dicts or candidates into validated candidates; ids must be unique."""
+    """Turn dicts or candidates into validated candidates; ids must be unique (as
+    :func:`coerce_with_embeddings`)."""
     return coerce_with_embeddings(candidates, token_counter=token_counter,
                                   default_relevance=default_relevance)[0]
 
@@ -297,13 +308,18 @@ def coerce_with_embeddings(
     if isinstance(candidates, (str, bytes, Mapping)) or not hasattr(candidates, "__iter__"):
         raise InputError(field="candidates", expected="a list of candidates", found=candidates,
                          has_found=True)
+    candidates = list(candidates)
+    counter = resolve_token_counter(token_counter) or get_token_counter()
+    counter = batch_counted(counter, (item["text"] for item in candidates if isinstance(item, Mapping)
+                                      and item.get("tokens") is None and isinstance(item.get("text"), str)
+                                      and item["text"].strip()))
     out: list[Candidate] = []
     raw: list[Any] = []  # each candidate's embedding as given (dicts) or as held (candidates)
     built: list[bool] = []
     seen: set[str] = set()
     for index, item in enumerate(candidates):
         try:
-            cand = Candidate._from_data(item, token_counter, default_relevance, with_embedding=False)
+            cand = Candidate._from_data(item, counter, default_relevance, with_embedding=False)
         except InputError as err:
             raise err.located(candidate_index=index) from None
         if cand.id in seen:

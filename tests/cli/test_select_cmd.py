@@ -49,7 +49,7 @@ def test_select_bad_arguments_and_input(tmp_path):
     result = runner.invoke(app, ["select", str(bad), "--out", str(out)])
     assert result.exit_code == 2
     assert result.stderr.startswith("ctxselect: error: ") and result.stderr.count("\n") == 1
-    assert "candidate 'a', field 'source'" in result.stderr
+    assert "candidate 'a', field 'relevance'" in result.stderr  # source is optional (issue 15.3)
     assert not out.exists()
 
 

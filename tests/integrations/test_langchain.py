@@ -72,3 +72,65 @@ def test_a_bad_document_field_is_a_located_error():
     bad = Document("text", id="x", metadata={"relevance_score": "high", "scope": "public"})
     with pytest.raises(ctxselect.InputError, match=r"candidate '0:x', field 'relevance'"):
         _compressor().compress_documents([bad], "q")
+
+
+# -- inside LangChain's own retrievers (langchain-classic: LangChain >= 1.0 moved them there) ------
+
+def _store(texts):
+    store = InMemoryVectorStore(DeterministicFakeEmbedding(size=32))
+    store.add_documents([Document(text, id=f"d{k}") for k, text in enumerate(texts)])  # no metadata at all
+    return store
+
+
+TEXTS = ["Annual plans can be refunded within 30 days of purchase.",
+         "Annual plans can be refunded within 30 days of purchase.",
+         "Refunds reach the original payment method within five business days.",
+         "Monthly plans are not refunded; cancel before the renewal date.",
+         "Invoices are sent on the first day of each month.",
+         "Support answers refund questions by email within one day."]
+
+
+def test_in_a_contextual_compression_retriever():
+    retrievers = pytest.importorskip("langchain_classic.retrievers")
+    store = _store(TEXTS)
+    # the user's three lines
+    compressor = CtxSelectCompressor(token_budget=40)
+    retriever = retrievers.ContextualCompressionRetriever(base_compressor=compressor,
+                                                          base_retriever=store.as_retriever(search_kwargs={"k": 6}))
+    out = retriever.invoke("How do refunds work for annual plans?")
+    sel = compressor.last_selection
+    assert out and all(isinstance(d, Document) for d in out)
+    assert [d.id for d in out] == [cid.split(":", 1)[1] for cid in sel.ids]  # assembly order
+    assert [d.metadata["ctxselect"]["position"] for d in out] == list(range(len(out)))
+    assert sel.tokens <= 40 and len(sel.ids) + len(sel.excluded) == 6  # the retriever's 6, each accounted for
+    assert not {"d0", "d1"} <= {d.id for d in out}  # the exact duplicate pair: at most one
+    assert len(out) < 6  # the budget left some out
+    again = asyncio.run(retriever.ainvoke("How do refunds work for annual plans?"))
+    assert [d.id for d in again] == [d.id for d in out]
+
+
+def test_last_in_a_document_compressor_pipeline_after_a_splitter():
+    pytest.importorskip("langchain_classic")
+    from langchain_classic.retrievers import ContextualCompressionRetriever
+    from langchain_classic.retrievers.document_compressors import DocumentCompressorPipeline
+    from langchain_text_splitters import CharacterTextSplitter
+
+    store = _store([" ".join(TEXTS[k:k + 3]) for k in range(0, 6, 3)])  # two long documents
+    splitter = CharacterTextSplitter(separator=". ", chunk_size=60, chunk_overlap=0)
+    pipeline = DocumentCompressorPipeline(transformers=[splitter, CtxSelectCompressor(token_budget=30)])
+    retriever = ContextualCompressionRetriever(base_compressor=pipeline, base_retriever=store.as_retriever())
+    out = retriever.invoke("refund window")
+    sel = pipeline.transformers[1].last_selection
+    assert out and len(sel.ids) + len(sel.excluded) > 2  # the splitter's chunks, not the two documents
+    assert sum(ctxselect.default_token_counter(d.page_content) for d in out) == sel.tokens <= 30
+
+
+def test_a_source_rule_needs_every_documents_source():
+    docs = [Document("Refunds take five days.", id="a", metadata={"source": "policy"}),
+            Document("Refunds take a week.", id="b")]
+    compressor = CtxSelectCompressor(token_budget=50, requirements={"required_sources": ["policy"]})
+    with pytest.raises(ctxselect.InputError, match=r"^candidate '1:b', field 'source': missing required field; "
+                                                   r"expected a source name, since the requirements set required_sources$"):
+        compressor.compress_documents(docs, "refunds")
+    assert len(compressor.model_copy(update={"default_source": "web"}).compress_documents(docs, "refunds")) >= 1
+    assert len(CtxSelectCompressor(token_budget=50).compress_documents(docs, "refunds")) >= 1  # no rule: no source needed

@@ -64,7 +64,6 @@ CASES = [
     ("duplicate candidate id", line_with(query_id="q2", candidates=[GOOD_CANDIDATE, GOOD_CANDIDATE]),
      ["candidate 'c1'", "duplicate candidate id"]),
     ("missing candidate id", candidate_with(id=DROP), ["candidate #0", "field 'id'", "missing required field"]),
-    ("missing source", candidate_with(source=DROP), ["candidate 'c1'", "field 'source'", "missing required field"]),
     ("missing relevance", candidate_with(relevance=DROP), ["candidate 'c1'", "field 'relevance'", "missing required field"]),
     ("NaN relevance", candidate_with(relevance=float("nan")).replace("NaN", "NaN"), ["line 2", "malformed JSON", "NaN"]),
     ("relevance above 1", candidate_with(relevance=1.7), ["candidate 'c1'", "field 'relevance'", "expected a number in [0, 1]", "found 1.7"]),
