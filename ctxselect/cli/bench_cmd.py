@@ -104,6 +104,9 @@ def _bench(dumps: list[Path], methods: str, budget: int | None, budget_scale: fl
         sys.stdout.write(to_markdown(result) + "\n")
     else:
         out = _console()
+        if wide:  # the one table at its full width: the terminal wraps it, rich never folds it
+            head, rows, _ = summary_table(result)
+            out.width = max(out.width, _width(head, rows))
         for table in _bench_tables(result, out, wide):
             out.print(table)
         out.print("W/T/L: wins, ties and losses on the objective against greedy; gate: selections that pass; "
