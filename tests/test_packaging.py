@@ -74,7 +74,8 @@ def test_the_sdist_carries_and_runs_its_tests(tmp_path):
     (archive,) = (tmp_path / "dist").glob("ctxselect-*.tar.gz")
     with tarfile.open(archive) as tar:
         names = {n.split("/", 1)[1] for n in tar.getnames() if "/" in n}
-        tar.extractall(tmp_path / "unpacked", filter="data")
+        safe = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}  # Python >= 3.10.12
+        tar.extractall(tmp_path / "unpacked", **safe)
     for needed in ("tests/conftest.py", "tests/cli/test_parquet_cmd.py", "tests/data/ragscope_vectors.json",
                    "examples/support_desk.jsonl", "ctxselect/evaluate/data/support_desk.jsonl", "docs/cli.md",
                    "ctxselect/py.typed", "LICENSE", "MANIFEST.in"):

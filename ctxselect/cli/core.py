@@ -32,6 +32,7 @@ from ctxselect.model.parquet import is_parquet, require_pyarrow
 __all__ = ["COMMAND_ORDER", "EXIT_BAD_INPUT", "EXIT_GATE_FAILED", "EXIT_OK", "app", "main", "terminal_text"]
 
 EXIT_OK, EXIT_GATE_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a process the signal ended: the output's reader left early
 
 _CLICK_ERROR = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
 
@@ -140,6 +141,13 @@ def _guarded(work: Callable[[], int]) -> None:
     except CtxSelectError as err:
         typer.echo(_error_line(err), err=True)
         raise typer.Exit(EXIT_BAD_INPUT) from None
+    except BrokenPipeError:  # the reader of standard output left (`ctxselect gen - | head`): no error
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())  # Python's last flush at exit then goes nowhere
+        except (OSError, ValueError, AttributeError):
+            pass
+        raise typer.Exit(EXIT_BROKEN_PIPE) from None
     except OSError as err:
         message = f"{err.filename}: {err.strerror}" if err.filename and err.strerror else err
         typer.echo(_error_line(message), err=True)

@@ -64,6 +64,19 @@ def test_ablate_out_to_standard_output(tmp_path):
     assert piped.stderr.startswith("wrote 18 variants of 3 queries to <stdout>")
 
 
+def test_a_reader_that_leaves_early_is_no_error():
+    import subprocess
+
+    from tests.conftest import ROOT
+
+    proc = subprocess.Popen([sys.executable, "-m", "ctxselect", "gen", "-", "--queries", "300"], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout.read(100).startswith(b'{"query_id": ')
+    proc.stdout.close()  # as `| head -c 100` does
+    assert proc.wait(timeout=300) == 141  # 128 + SIGPIPE, as a process the signal ended
+    assert proc.stderr.read() == b""
+
+
 def test_a_device_or_stream_is_still_refused_and_a_symlink_written_through(tmp_path):
     one_line_error(run("gen", "/dev/stdout", "--queries", "1"), "not a regular file")
     one_line_error(run("select", EXAMPLE, "--out", "/dev/null"), "/dev/null: not a regular file")
