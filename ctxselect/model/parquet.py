@@ -3,7 +3,7 @@
 A path ending in ``.parquet`` (any case) is a Parquet dump wherever a dump is read or written
 (:func:`ctxselect.model.io.read_dump`, :func:`ctxselect.model.io.write_dump`, every command).
 
-The schema: one row per query, seven string columns (the file's key-value metadata says
+The schema: one row per query, seven string columns (``large_string`` for the JSON ones) (the file's key-value metadata says
 ``ctxselect: dump/1``)::
 
     query_id      the query's id (required)
@@ -181,7 +181,9 @@ def write_parquet_rows(path: str | os.PathLike, rows: Iterable[Mapping[str, Any]
     """
     name = str(path)
     pa, pq = require_pyarrow(name)
-    schema = pa.schema([pa.field(c, pa.string(), nullable=c != "query_id") for c in COLUMNS], metadata=_FORMAT)
+    # JSON columns as large_string (64-bit offsets): 64 queries of big candidate lists can pass 2 GiB
+    schema = pa.schema([pa.field(c, pa.string() if c in _TEXT else pa.large_string(), nullable=c != "query_id")
+                        for c in COLUMNS], metadata=_FORMAT)
     count = 0
     with open_atomic(path, binary=True) as handle:
         writer = pq.ParquetWriter(handle, schema)
