@@ -221,7 +221,7 @@ def _not_utf8(raw: bytes, err: UnicodeDecodeError, first: bool) -> str:
     elif first and raw.startswith((b"\xff\xfe", b"\xfe\xff")):
         message += "; it starts with a UTF-16 byte-order mark: convert it to UTF-8"
     elif first and raw.startswith(b"PAR1"):
-        message += "; it looks like Parquet: name it *.parquet"
+        message += "; it looks like Parquet (a dump is read as Parquet when its name ends in .parquet)"
     return message
 
 

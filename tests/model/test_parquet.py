@@ -145,7 +145,8 @@ def test_a_file_that_is_not_parquet(tmp_path):
     jsonl = tmp_path / "p.jsonl"
     write_dump(tmp_path / "p.parquet", read_dump(EXAMPLE))
     jsonl.write_bytes((tmp_path / "p.parquet").read_bytes())
-    with pytest.raises(InputError, match="line 1: not UTF-8 text .*it looks like Parquet: name it"):
+    with pytest.raises(InputError, match=r"line 1: not UTF-8 text .*it looks like Parquet \(a dump is read as "
+                                         r"Parquet when its name ends in .parquet\)"):
         list(read_dump(jsonl))
 
 
