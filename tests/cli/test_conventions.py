@@ -258,3 +258,18 @@ def test_the_bench_table_fits_80_columns_with_every_number_whole():
     wide = runner.invoke(app, ["bench", EXAMPLE, "--wide"], env={"COLUMNS": "80"})
     assert max(len(line) for line in wide.stdout.splitlines()) > 80
     assert runner.invoke(app, ["bench", EXAMPLE], env={"COLUMNS": "200"}).stdout.count("┏") == 2  # one summary
+
+
+def test_a_requirements_file_decides_the_inspect_verdict(tmp_path):
+    """The example's top-k contexts fail the gate (exit 1); a file whose gate admits anything turns
+    every verdict to a pass (exit 0), and --budget over it still applies."""
+    assert run("inspect", EXAMPLE).exit_code == 1
+    lenient = tmp_path / "lenient.toml"
+    lenient.write_text("[gate]\nmin_coverage = 0.0\nmin_token_utilization = 0.0\nmax_token_utilization = 1.0\n"
+                       "max_contradiction_density = 1.0\nmin_freshness = 0.0\nmin_policy_admissibility = 0.0\n"
+                       "max_source_starvation = 1.0\n")
+    passed = run("inspect", EXAMPLE, "--requirements", lenient, "--json")
+    assert passed.exit_code == 0, passed.stdout
+    assert json.loads(passed.stdout)["failed"] == 0
+    tight = run("inspect", EXAMPLE, "--requirements", lenient, "--budget", "10", "--json")
+    assert tight.exit_code == 1  # the selected contexts exceed 10 tokens: utilization above 1.0
