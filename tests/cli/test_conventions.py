@@ -101,8 +101,9 @@ def test_every_output_file_gets_the_umask_mode(tmp_path, umask, mask, expected):
                "sel.jsonl": ["select", EXAMPLE, "--out", tmp_path / "sel.jsonl", "--method", "greedy"],
                "abl.jsonl": ["ablate", EXAMPLE, "--out", tmp_path / "abl.jsonl", "--method", "greedy"],
                "plot.png": ["bench", EXAMPLE, "--methods", "greedy", "--plot", tmp_path / "plot.png"]}
-    if sys.modules.get("matplotlib") is None:
-        pytest.importorskip("matplotlib")
+    pytest.importorskip("matplotlib")
+    pytest.importorskip("pyarrow")
+    outputs["sel.parquet"] = ["select", EXAMPLE, "--out", tmp_path / "sel.parquet", "--method", "greedy"]
     for name, args in outputs.items():
         assert run(*args).exit_code == 0, name
         assert stat.S_IMODE(os.stat(tmp_path / name).st_mode) == expected, name
