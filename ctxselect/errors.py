@@ -64,6 +64,7 @@ def format_error(
     expected: str | None = None,
     found: str | None = None,
     message: str | None = None,
+    row: int | None = None,
 ) -> str:
     """Format one error message from its parts; every ctxselect error uses this."""
     where = []
@@ -71,6 +72,8 @@ def format_error(
         where.append(_short(str(file), quote=False))
     if line is not None:
         where.append(f"line {line}")
+    if row is not None:
+        where.append(f"row {row}")  # a Parquet dump's row (1-based over the file)
     if query_id is not None:
         where.append(f"query {_short(query_id)}")
     if candidate_id is not None:
@@ -101,6 +104,7 @@ class _Location:
     candidate_id: str | None = None
     field: str | None = None
     candidate_index: int | None = None
+    row: int | None = None
 
 
 class InputError(CtxSelectError, ValueError):
@@ -108,7 +112,7 @@ class InputError(CtxSelectError, ValueError):
 
     Attributes
     ----------
-    file, line, query_id, candidate_id, field : str or int or None
+    file, line, row, query_id, candidate_id, field : str or int or None
         Where the problem is, as far as it is known.
     expected : str or None
         What a valid value looks like.
@@ -129,13 +133,14 @@ class InputError(CtxSelectError, ValueError):
         candidate_id: str | None = None,
         field: str | None = None,
         candidate_index: int | None = None,
+        row: int | None = None,
     ) -> None:
         self.detail = message
         self.expected = expected
         if has_found is None:
             has_found = found is not None
         self.found = describe_value(found) if has_found else None
-        self._loc = _Location(file, line, query_id, candidate_id, field, candidate_index)
+        self._loc = _Location(file, line, query_id, candidate_id, field, candidate_index, row)
         super().__init__(self._render())
 
     # -- location ---------------------------------------------------------------
@@ -146,6 +151,10 @@ class InputError(CtxSelectError, ValueError):
     @property
     def line(self) -> int | None:
         return self._loc.line
+
+    @property
+    def row(self) -> int | None:
+        return self._loc.row
 
     @property
     def query_id(self) -> str | None:
@@ -182,4 +191,5 @@ class InputError(CtxSelectError, ValueError):
             expected=self.expected,
             found=self.found,
             message=self.detail,
+            row=loc.row,
         )

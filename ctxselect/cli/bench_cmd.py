@@ -9,13 +9,6 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-)
 from rich.table import Table
 
 from ctxselect.cli.core import (
@@ -25,11 +18,12 @@ from ctxselect.cli.core import (
     _check_output,
     _console,
     _finite,
-    _guarded,
+    _run,
     app,
     terminal_text,
 )
 from ctxselect.cli.terminal import _data
+from ctxselect.cli.output import Output, QuietFlag, VerboseFlag
 from ctxselect.evaluate.bench import (
     SHORT_HEADERS,
     BenchResult,
@@ -38,9 +32,11 @@ from ctxselect.evaluate.bench import (
     summary_table,
     to_markdown,
 )
+from ctxselect.errors import InputError
+from ctxselect.evaluate.plot import check_plot, plot_bench
 from ctxselect.evaluate.regression import Delta, check, compare, load_result, parse_rule
 from ctxselect.evaluate.takeaway import selected_takeaway, takeaway
-from ctxselect.evaluate.plot import plot_bench
+from ctxselect.model.files import is_stdout
 from ctxselect.model.io import read_dump
 from ctxselect.model.validation import parse_choice
 from ctxselect.quality.vector import METRIC_NAMES
@@ -52,20 +48,42 @@ def _methods(value: str) -> list[str]:
     return [parse_choice(Method, m.strip(), "--methods").value for m in value.split(",") if m.strip()]
 
 
-def _bench_tables(result: BenchResult) -> list[Table]:
-    head, rows, caption = summary_table(result)
-    main = Table(title=caption, title_justify="left")
+#: The first columns of the summary; in a narrow terminal the rest (p95 and the gold metrics)
+#: follow in a second table with the method again, so every number is shown in full.
+_NARROW_FIRST = 7
+
+
+def _table(title: str | None, head: list[str], rows: list[list[str]]) -> Table:
+    table = Table(title=title, title_justify="left")
     for column in head:
-        main.add_column(SHORT_HEADERS.get(column, column), justify="left" if column == "method" else "right")
+        table.add_column(SHORT_HEADERS.get(column, column), justify="left" if column == "method" else "right",
+                         overflow="fold")  # a number too wide for its column folds; it is never cut
     for row in rows:
-        main.add_row(*row)
+        table.add_row(*row)
+    return table
+
+
+def _width(head: list[str], rows: list[list[str]]) -> int:
+    """The width of a rich table of these cells in the default box (a border and a one-space
+    padding each side of every cell)."""
+    cells = [[SHORT_HEADERS.get(h, h) for h in head], *rows]
+    return 1 + sum(max(len(row[k]) for row in cells) + 3 for k in range(len(head)))
+
+
+def _bench_tables(result: BenchResult, console: Console, wide: bool = False) -> list[Table]:
+    head, rows, caption = summary_table(result)
+    tables = [_table(caption, head, rows)]
+    if not wide and _width(head, rows) > console.width and len(head) > _NARROW_FIRST + 1:
+        cut = _NARROW_FIRST
+        tables = [_table(caption, head[:cut], [r[:cut] for r in rows]),
+                  _table(None, head[:1] + head[cut:], [r[:1] + r[cut:] for r in rows])]
     metrics = Table(title="quality metrics (mean)", title_justify="left")
-    metrics.add_column("metric")
+    metrics.add_column("metric", overflow="fold")
     for s in result.summaries:
-        metrics.add_column(s.method, justify="right")
+        metrics.add_column(s.method, justify="right", overflow="fold")
     for name in METRIC_NAMES:
         metrics.add_row(name, *[f"{s.metrics[name]:.3f}" for s in result.summaries])
-    return [main, metrics]
+    return [*tables, metrics]
 
 
 def _delta_table(deltas: list[Delta], baseline: Path) -> Table:
@@ -92,9 +110,15 @@ def _release_gate(result: BenchResult, baseline: Path | None, fail_under: list[s
 
 def _bench(dumps: list[Path], methods: str, budget: int | None, budget_scale: float | None, jobs: int,
            time_limit: float, as_json: bool, plot: Path | None, markdown: bool,
-           on_unresolved: OnUnresolved = OnUnresolved.DROP_BOTH, baseline: Path | None = None,
+           on_unresolved: OnUnresolved = OnUnresolved.DROP_BOTH, wide: bool = False,
+           output: Output | None = None, baseline: Path | None = None,
            fail_under: list[str] = (), max_drop: list[str] = (), by: list[str] = ()) -> int:
+    output = output or Output()
     names = _methods(methods)
+    if plot is not None:
+        if is_stdout(plot):
+            raise InputError(field="--plot", message="the tables go to standard output", expected="a .png file")
+        check_plot(plot)  # matplotlib and the target, before the bench runs
     _check_output(plot, dumps, "--plot")
     for r in fail_under:  # rules checked before any work
         parse_rule(r, "under")
@@ -103,12 +127,8 @@ def _bench(dumps: list[Path], methods: str, budget: int | None, budget_scale: fl
     if baseline is not None:
         load_result(baseline)
     queries = [q for dump in dumps for q in read_dump(dump)]
-    console = Console(stderr=True)
-    with Progress(TextColumn("bench"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=console, disable=as_json or not console.is_terminal) as bar:
-        task = bar.add_task("bench", total=len(queries))
-        result = run_bench(queries, names, budget=budget, budget_scale=budget_scale, jobs=jobs,
-                           progress=lambda k: bar.update(task, completed=k),
+    with output.progress("bench", total=len(queries)) as done:
+        result = run_bench(queries, names, budget=budget, budget_scale=budget_scale, jobs=jobs, progress=done,
                            select_options={"time_limit": time_limit, "on_unresolved": on_unresolved.value}, by=by)
     result.dumps = [str(d) for d in dumps]
     deltas, broken = _release_gate(result, baseline, list(fail_under), list(max_drop))
@@ -127,16 +147,20 @@ def _bench(dumps: list[Path], methods: str, budget: int | None, budget_scale: fl
         for line in (takeaway(result), selected_takeaway(queries)):
             if line:
                 out.print(_data(line), highlight=False)
-        for table in _bench_tables(result):
+        if wide:  # the one table at its full width: the terminal wraps it, rich never folds it
+            head, rows, _ = summary_table(result)
+            out.width = max(out.width, _width(head, rows))
+        for table in _bench_tables(result, out, wide):
             out.print(table)
         out.print("W/T/L: wins, ties and losses on the objective against greedy; gate: selections that pass; "
                   "recall ... mid-third: over queries with gold (mid-third: share of selected gold in the "
                   "middle third of the window).", highlight=False)
         for path in by:
             for value, part in summarize_groups(result, path).items():
-                table = _bench_tables(part)[0]
-                table.title = f"{_data(path)} = {_data(value)}: {table.title}"
-                out.print(table)
+                tables = _bench_tables(part, out, wide)[:-1]  # the summary, without the metrics table
+                tables[0].title = f"{_data(path)} = {_data(value)}: {tables[0].title}"
+                for table in tables:
+                    out.print(table)
         if deltas is not None:
             out.print(_delta_table(deltas, baseline))
     if broken:
@@ -149,7 +173,8 @@ def _bench(dumps: list[Path], methods: str, budget: int | None, budget_scale: fl
 
 @app.command("bench")
 def bench_command(
-    dumps: Annotated[list[Path], typer.Argument(help="One or more JSONL candidate dumps.", show_default=False)],
+    dumps: Annotated[list[Path], typer.Argument(help="One or more candidate dumps (JSONL, *.parquet, or -).",
+                                                show_default=False)],
     methods: Annotated[str, typer.Option(help="Comma-separated methods to compare.")] = "greedy,topk,density,mmr,optimal",
     budget: Annotated[int | None, typer.Option(min=1, help="Use this token budget for every query.")] = None,
     budget_scale: Annotated[float | None, typer.Option(min=0.0, callback=_finite,
@@ -172,10 +197,15 @@ def bench_command(
              "--baseline (repeatable).")] = None,
     by: Annotated[list[str] | None, typer.Option(
         help="Group every table by this dump field (e.g. meta.question_type; repeatable).")] = None,
+    wide: Annotated[bool, typer.Option("--wide", help="One summary table however narrow the terminal "
+                                                      "(default: split in two when it does not fit).")] = False,
+    quiet: QuietFlag = False,
+    verbose: VerboseFlag = 0,
 ) -> None:
     """Replay dumps through the selectors and compare them side by side.
 
     Exit 0, or 1 when a release-gate rule (--fail-under, --max-drop, or --baseline's default) is
     broken, naming each; 2 on bad input."""
-    _guarded(lambda: _bench(dumps, methods, budget, budget_scale, jobs, time_limit, as_json, plot, markdown,
-                            on_unresolved, baseline, fail_under or [], max_drop or [], by or []))
+    _run(lambda output: _bench(dumps, methods, budget, budget_scale, jobs, time_limit, as_json, plot, markdown,
+                               on_unresolved, wide, output, baseline, fail_under or [], max_drop or [], by or []),
+         quiet, verbose)

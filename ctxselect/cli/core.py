@@ -23,13 +23,16 @@ import typer
 from rich.console import Console
 from typer.core import TyperGroup
 
+from ctxselect.cli.output import Output
 from ctxselect.cli.terminal import _error_line, terminal_text
 from ctxselect.errors import CtxSelectError, InputError
-from ctxselect.model.files import output_target
+from ctxselect.model.files import is_stdout, output_target
+from ctxselect.model.parquet import is_parquet, require_pyarrow
 
 __all__ = ["COMMAND_ORDER", "EXIT_BAD_INPUT", "EXIT_GATE_FAILED", "EXIT_OK", "app", "main", "terminal_text"]
 
 EXIT_OK, EXIT_GATE_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a process the signal ended: the output's reader left early
 
 _CLICK_ERROR = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
 
@@ -99,9 +102,18 @@ def _root(version: Annotated[bool, typer.Option("--version", callback=_show_vers
     """Choose and inspect the retrieved chunks that go into an LLM's context window."""
 
 
-DumpPath = Annotated[Path, typer.Argument(help="A JSONL candidate dump (one query per line).",
-                                          show_default=False)]
+DumpPath = Annotated[Path, typer.Argument(help="A candidate dump: JSONL (one query per line), Parquet "
+                                               "(*.parquet), or - for standard input.", show_default=False)]
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON for machines instead of tables.")]
+#: The options that set each query's requirements (``select`` and ``inspect``; precedence in
+#: :mod:`ctxselect.model.overrides`).
+RequirementsFile = Annotated[Path | None, typer.Option(
+    "--requirements", show_default=False,
+    help="A TOML or JSON file of requirements that replaces each query's (a query keeps its own budget "
+         "when the file names none).")]
+BudgetOption = Annotated[int | None, typer.Option(
+    "--budget", min=1, show_default=False, help="The token budget of every query (over the dump and --requirements).")]
+
 
 
 def _finite(value: float | None) -> float | None:
@@ -112,10 +124,14 @@ def _finite(value: float | None) -> float | None:
 
 
 def _console(stderr: bool = False) -> Console:
-    """A console as wide as the terminal, or 200 columns when the output is not a terminal; emoji
-    codes (``:smile:``) are never replaced."""
+    """A console as wide as the terminal, or when the output is not a terminal as wide as
+    ``COLUMNS`` says (200 when unset); emoji codes (``:smile:``) are never replaced."""
     console = Console(stderr=stderr, emoji=False)
-    return console if console.is_terminal else Console(stderr=stderr, width=200, emoji=False)
+    if console.is_terminal:
+        return console
+    columns = os.environ.get("COLUMNS", "")
+    width = int(columns) if columns.isdigit() and 20 <= int(columns) <= 10_000 else 200
+    return Console(stderr=stderr, width=width, emoji=False)
 
 
 def _guarded(work: Callable[[], int]) -> None:
@@ -125,11 +141,28 @@ def _guarded(work: Callable[[], int]) -> None:
     except CtxSelectError as err:
         typer.echo(_error_line(err), err=True)
         raise typer.Exit(EXIT_BAD_INPUT) from None
+    except BrokenPipeError:  # the reader of standard output left (`ctxselect gen - | head`): no error
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())  # Python's last flush at exit then goes nowhere
+        except (OSError, ValueError, AttributeError):
+            pass
+        raise typer.Exit(EXIT_BROKEN_PIPE) from None
     except OSError as err:
         message = f"{err.filename}: {err.strerror}" if err.filename and err.strerror else err
         typer.echo(_error_line(message), err=True)
         raise typer.Exit(EXIT_BAD_INPUT) from None
     raise typer.Exit(code)
+
+
+def _run(work: Callable[[Output], int], quiet: bool = False, verbose: int = 0) -> None:
+    """:func:`_guarded` with the command's :class:`~ctxselect.cli.output.Output` (``--quiet``,
+    ``--verbose``): status lines, progress bars and the log handler, removed when the command ends."""
+    def body() -> int:
+        with Output(quiet, verbose) as output:
+            return work(output)
+
+    _guarded(body)
 
 
 def _same_file(a: Path, b: Path) -> bool:
@@ -140,10 +173,13 @@ def _same_file(a: Path, b: Path) -> bool:
 
 
 def _check_output(out: Path | None, inputs: Sequence[Path], option: str) -> None:
-    """Refuse, before any work, an output that is not a regular file or is one of the inputs."""
-    if out is None:
+    """Refuse, before any work, an output that is not a regular file or is one of the inputs, and a
+    Parquet output without pyarrow; ``-`` (standard output) is always accepted."""
+    if out is None or is_stdout(out):
         return
     output_target(out)
+    if is_parquet(out):
+        require_pyarrow(str(out))
     for source in inputs:
         if _same_file(out, source):
             raise InputError(file=str(out), field=option, message="this is an input file; writing it would "

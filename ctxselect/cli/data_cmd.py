@@ -18,24 +18,28 @@ from ctxselect.cli.core import (
     _check_output,
     _console,
     _finite,
-    _guarded,
+    _run,
     app,
 )
+from ctxselect.cli.output import Output, QuietFlag, VerboseFlag
 from ctxselect.cli.terminal import _data, terminal_text
 from ctxselect.errors import InputError
 from ctxselect.evaluate.ablation import ablation_variants
 from ctxselect.evaluate.audit import audit
+from ctxselect.evaluate.examples import EXAMPLES, example_path
 from ctxselect.evaluate.generate import GeneratorConfig, generate_queries
 from ctxselect.evaluate.trace import trace
-from ctxselect.model.files import write_jsonl
+from ctxselect.model.files import is_stdout, write_jsonl
 from ctxselect.model.io import read_dump, read_jsonl, write_dump
+from ctxselect.model.parquet import is_parquet
 from ctxselect.selection.api import select
 from ctxselect.selection.solvers.registry import Method
 
 
 @app.command("gen")
 def gen_command(
-    out: Annotated[Path, typer.Argument(help="The dump to write (whole or not at all).", show_default=False)],
+    out: Annotated[Path, typer.Argument(help="The dump to write (whole or not at all; *.parquet: Parquet; "
+                                             "-: JSONL on standard output).", show_default=False)],
     queries: Annotated[int, typer.Option(min=1)] = 20,
     candidates: Annotated[int, typer.Option(min=1, help="Candidates per query.")] = 50,
     words_mean: Annotated[int, typer.Option(min=1, help="Mean words per chunk.")] = 80,
@@ -60,17 +64,29 @@ def gen_command(
     planted_favour_false: Annotated[float, typer.Option(min=0, max=1, help="Share of plants whose false "
                                                                           "side is more relevant.")] = 0.5,
     seed: Annotated[int, typer.Option(min=0)] = 0,
+    example: Annotated[str | None, typer.Option(
+        show_default=False, help="Write a bundled example dump instead (" + ", ".join(EXAMPLES) +
+        "; no generator knobs).")] = None,
+    quiet: QuietFlag = False,
+    verbose: VerboseFlag = 0,
 ) -> None:
-    """Write a synthetic candidate dump, deterministic from the seed, with gold labels."""
-    knobs = {k: v for k, v in locals().items() if k != "out"}
+    """Write a synthetic candidate dump, deterministic from the seed, with gold labels (or, with
+    --example, one of the examples that ship with ctxselect)."""
+    knobs = {k: v for k, v in locals().items() if k not in ("out", "example", "quiet", "verbose")}
 
-    def work() -> int:
+    def work(output: Output) -> int:
+        config = GeneratorConfig(**knobs)
+        if example is not None:
+            source = example_path(example)
+            if config != GeneratorConfig():
+                raise InputError(field="--example", message="a bundled example takes no generator knobs",
+                                 expected="--example NAME OUT alone")
         _check_output(out, [], "OUT")
-        count = write_dump(out, generate_queries(GeneratorConfig(**knobs)))
-        typer.echo(f"wrote {count} queries to {terminal_text(out)}")
+        count = write_dump(out, read_dump(source) if example is not None else generate_queries(config))
+        output.status(f"wrote {count} queries to {'<stdout>' if is_stdout(out) else terminal_text(out)}")
         return EXIT_OK
 
-    _guarded(work)
+    _run(work, quiet, verbose)
 
 
 def _read_traces(path: Path, match: str = "exact", fuzzy_threshold: float | None = None):
@@ -142,35 +158,49 @@ def audit_command(
                                                           help="rapidfuzz partial_ratio for --fuzzy [default: 90]")] = None,
     fail_on: Annotated[FailOn, typer.Option(help="Exit 1 when a trace's verdict is FAIL (fail), FAIL or WARN "
                                                  "(warn), or never.")] = FailOn.FAIL,
+    quiet: QuietFlag = False,
+    verbose: VerboseFlag = 0,
 ) -> None:
     """Audit traces the way RAGScope does: precision, efficiency, uniqueness, coverage, rerank gain.
 
     Exit 0, or 1 when a trace gets a verdict --fail-on names (as inspect exits 1 when a query fails
     the gate), 2 on bad input."""
-    _guarded(lambda: _audit(traces, as_json, "fuzzy" if fuzzy else "exact", fuzzy_threshold, fail_on))
+    _run(lambda output: _audit(traces, as_json, "fuzzy" if fuzzy else "exact", fuzzy_threshold, fail_on),
+         quiet, verbose)
 
 
-def _ablate(dump: Path, out: Path, method: Method, seed: int, time_limit: float) -> int:
+def _ablate(dump: Path, out: Path, method: Method, seed: int, time_limit: float, output: Output) -> int:
+    if is_parquet(out):
+        raise InputError(file=str(out), field="--out", message="ablation variants are written as JSON lines",
+                         expected="a .jsonl file or -")
     _check_output(out, [dump], "--out")
     queries = list(read_dump(dump))
     if not queries:
         raise InputError(file=str(dump), message="the dump holds no query")
-    selections = [select(q.candidates, q.requirements, q.query, method, time_limit=time_limit).ids for q in queries]
+    selections = []
+    with output.progress("ablate", total=len(queries)) as done:
+        for k, q in enumerate(queries, start=1):
+            selections.append(select(q.candidates, q.requirements, q.query, method, time_limit=time_limit).ids)
+            done(k)
     rows = list(ablation_variants(queries, selections, seed=seed))
     write_jsonl(out, rows)
-    typer.echo(f"wrote {len(rows)} variants of {len(queries)} queries to {terminal_text(out)}")
+    output.status(f"wrote {len(rows)} variants of {len(queries)} queries to "
+                  f"{'<stdout>' if is_stdout(out) else terminal_text(out)}")
     return EXIT_OK
 
 
 @app.command("ablate")
 def ablate_command(
     dump: DumpPath,
-    out: Annotated[Path, typer.Option("--out", help="JSONL to write (whole or not at all).", show_default=False)],
+    out: Annotated[Path, typer.Option("--out", help="JSONL to write (whole or not at all; -: standard output).",
+                                      show_default=False)],
     method: Annotated[Method, typer.Option(help="Selection method for the full context.")] = Method.OPTIMAL,
     seed: Annotated[int, typer.Option(min=0, help="Seed of the shuffled variant.")] = 0,
     time_limit: Annotated[float, typer.Option(min=0.001, callback=_finite,
                                                help="Seconds per query for the optimizer's whole call (packing, signals, solve, report).")] = 1.0,
+    quiet: QuietFlag = False,
+    verbose: VerboseFlag = 0,
 ) -> None:
     """Write the ablation variants (full, none, shuffled, truncated half / quarter, reordered) of
     each query's selection, for your harness to run and diff."""
-    _guarded(lambda: _ablate(dump, out, method, seed, time_limit))
+    _run(lambda output: _ablate(dump, out, method, seed, time_limit, output), quiet, verbose)

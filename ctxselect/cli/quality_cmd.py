@@ -13,15 +13,19 @@ from rich.table import Table
 from ctxselect.cli.core import (
     EXIT_GATE_FAILED,
     EXIT_OK,
+    BudgetOption,
     DumpPath,
     JsonFlag,
+    RequirementsFile,
     _console,
-    _guarded,
+    _run,
     app,
 )
+from ctxselect.cli.output import Output, QuietFlag, VerboseFlag
 from ctxselect.cli.terminal import _data
 from ctxselect.errors import InputError
 from ctxselect.model.io import read_dump
+from ctxselect.model.overrides import RequirementOverrides
 from ctxselect.packing import pack
 from ctxselect.quality.report import QualityReport, report_for
 from ctxselect.quality.vector import METRIC_NAMES
@@ -45,24 +49,26 @@ def _report_table(query_id: str, report: QualityReport) -> Table:
     return table
 
 
-def _inspect_dump(dump: Path, as_json: bool) -> int:
+def _inspect_dump(dump: Path, as_json: bool, output: Output, overrides: RequirementOverrides) -> int:
     console = _console()
     results: list[dict[str, Any]] = []
     n_failed = n_total = 0
-    for query in read_dump(dump):
-        n_total += 1
-        packed = pack(query.candidates, query.requirements)
-        mask = packed.mask_of(query.selected) if query.selected is not None else np.ones(packed.n, bool)
-        order = packed.index_of(query.selected) if query.selected is not None else None
-        report = report_for(packed, mask, order)
-        n_failed += not report.passed
-        if as_json:
-            results.append({"query_id": query.query_id, **report.to_dict()})
-        else:
-            console.print(_report_table(query.query_id, report))
-            for failure in report.failures:
-                console.print(f"  [red]x[/red] {_data(failure.message)}", highlight=False)
-            console.print()
+    with output.progress("inspect", dumps=[dump]) as done:
+        for query in map(overrides.apply, read_dump(dump)):
+            n_total += 1
+            packed = pack(query.candidates, query.requirements)
+            mask = packed.mask_of(query.selected) if query.selected is not None else np.ones(packed.n, bool)
+            order = packed.index_of(query.selected) if query.selected is not None else None
+            report = report_for(packed, mask, order)
+            n_failed += not report.passed
+            done(n_total)
+            if as_json:
+                results.append({"query_id": query.query_id, **report.to_dict()})
+            else:
+                console.print(_report_table(query.query_id, report))
+                for failure in report.failures:
+                    console.print(f"  [red]x[/red] {_data(failure.message)}", highlight=False)
+                console.print()
     if n_total == 0:
         raise InputError(file=str(dump), message="the dump holds no query")
     if as_json:
@@ -75,7 +81,9 @@ def _inspect_dump(dump: Path, as_json: bool) -> int:
 
 
 @app.command("inspect")
-def inspect_command(dump: DumpPath, as_json: JsonFlag = False) -> None:
+def inspect_command(dump: DumpPath, as_json: JsonFlag = False, requirements: RequirementsFile = None,
+                    budget: BudgetOption = None, quiet: QuietFlag = False, verbose: VerboseFlag = 0) -> None:
     """Score each query's context (its `selected` ids, else all candidates) with the quality
     vector and the gate. Exit 0 when every query passes, 1 when some fail, 2 on bad input."""
-    _guarded(lambda: _inspect_dump(dump, as_json))
+    _run(lambda output: _inspect_dump(dump, as_json, output, RequirementOverrides.load(requirements, budget)),
+         quiet, verbose)

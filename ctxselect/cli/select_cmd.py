@@ -13,17 +13,22 @@ from rich.table import Table
 
 from ctxselect.cli.core import (
     EXIT_OK,
+    BudgetOption,
     DumpPath,
     JsonFlag,
+    RequirementsFile,
     _check_output,
     _console,
     _finite,
-    _guarded,
+    _run,
     app,
 )
+from ctxselect.cli.output import Output, QuietFlag, VerboseFlag
 from ctxselect.cli.terminal import _data
 from ctxselect.errors import InputError
+from ctxselect.model.files import is_stdout
 from ctxselect.model.io import Query, read_dump, write_dump
+from ctxselect.model.overrides import RequirementOverrides
 from ctxselect.quality.vector import METRIC_NAMES
 from ctxselect.selection.api import Selection, select
 from ctxselect.selection.corroboration import OnUnresolved
@@ -46,38 +51,29 @@ def _selection_table(query: Query, selection: Selection) -> Table:
 
 
 def _select_dump(dump: Path, method: Method, order: Order, enforce_gate: bool, time_limit: float,
-                 as_json: bool, out: Path | None, show_excluded: bool, on_unresolved: OnUnresolved) -> int:
+                 as_json: bool, out: Path | None, show_excluded: bool, on_unresolved: OnUnresolved,
+                 output: Output, overrides: RequirementOverrides) -> int:
     _check_output(out, [dump], "--out")
-    console = _console()
+    if is_stdout(out) and as_json:
+        raise InputError(field="--out", message="--out - and --json both write standard output",
+                         expected="one of them (or --out FILE)")
+    console = _console(stderr=is_stdout(out))  # the dump is the data when it goes to standard output
     results: list[dict[str, Any]] = []
     chosen: list[Query] = []
     n_queries = 0
-    for query in read_dump(dump):
-        selection = select(query.candidates, query.requirements, query.query, method, order=order,
-                           enforce_gate=enforce_gate, time_limit=time_limit, on_unresolved=on_unresolved)
-        if out is not None:
-            chosen.append(Query(query.query_id, query.query, query.requirements, query.candidates,
-                                query.gold, list(selection.ids), query.extra))
-        if as_json:
-            results.append({"query_id": query.query_id, **selection.to_dict()})
+    with output.progress("select", dumps=[dump]) as done:
+        for query in map(overrides.apply, read_dump(dump)):
+            selection = select(query.candidates, query.requirements, query.query, method, order=order,
+                               enforce_gate=enforce_gate, time_limit=time_limit, on_unresolved=on_unresolved)
+            if out is not None:
+                chosen.append(Query(query.query_id, query.query, query.requirements, query.candidates,
+                                    query.gold, list(selection.ids), query.extra))
             n_queries += 1
-            continue
-        console.print(_selection_table(query, selection))
-        for failure in selection.report.failures:
-            console.print(f"  [red]x[/red] {_data(failure.message)}", highlight=False)
-        for line in selection.infeasible:
-            console.print(f"  [yellow]![/yellow] cannot pass: {_data(line)}", highlight=False)
-        if selection.status == "empty":
-            console.print(f"  [yellow]![/yellow] {_data(selection.status_reason)}", highlight=False)
-        for u in selection.unresolved:
-            (a, b), (va, vb) = u["ids"], u["values"]
-            console.print(f"  [yellow]?[/yellow] sources disagree: `{_data(a)}` states {_data(va)}, `{_data(b)}` "
-                          f"states {_data(vb)} ({_data(u['outcome'])})", highlight=False)
-        if show_excluded:
-            for cid, reason in selection.excluded.items():
-                console.print(f"  - {_data(cid)}: {_data(reason)}", highlight=False)
-        console.print()
-        n_queries += 1
+            done(n_queries)
+            if as_json:
+                results.append({"query_id": query.query_id, **selection.to_dict()})
+                continue
+            _print_selection(console, query, selection, show_excluded)
     if not n_queries:
         raise InputError(file=str(dump), message="the dump holds no query")
     if out is not None:
@@ -85,6 +81,24 @@ def _select_dump(dump: Path, method: Method, order: Order, enforce_gate: bool, t
     if as_json:
         sys.stdout.write(json.dumps({"queries": results}, indent=2) + "\n")
     return EXIT_OK
+
+
+def _print_selection(console: Any, query: Query, selection: Selection, show_excluded: bool) -> None:
+    console.print(_selection_table(query, selection))
+    for failure in selection.report.failures:
+        console.print(f"  [red]x[/red] {_data(failure.message)}", highlight=False)
+    for line in selection.infeasible:
+        console.print(f"  [yellow]![/yellow] cannot pass: {_data(line)}", highlight=False)
+    if selection.status == "empty":
+        console.print(f"  [yellow]![/yellow] {_data(selection.status_reason)}", highlight=False)
+    for u in selection.unresolved:
+        (a, b), (va, vb) = u["ids"], u["values"]
+        console.print(f"  [yellow]?[/yellow] sources disagree: `{_data(a)}` states {_data(va)}, `{_data(b)}` "
+                      f"states {_data(vb)} ({_data(u['outcome'])})", highlight=False)
+    if show_excluded:
+        for cid, reason in selection.excluded.items():
+            console.print(f"  - {_data(cid)}: {_data(reason)}", highlight=False)
+    console.print()
 
 
 @app.command("select")
@@ -96,15 +110,21 @@ def select_command(
     time_limit: Annotated[float, typer.Option(min=0.001, callback=_finite,
                                                help="Seconds per query for the optimizer's whole call (packing, signals, solve, report).")] = 1.0,
     as_json: JsonFlag = False,
-    out: Annotated[Path | None, typer.Option(help="Write the dump back with `selected` filled "
-                                                  "(whole or not at all).")] = None,
+    out: Annotated[Path | None, typer.Option(help="Write the dump back with `selected` filled (whole or "
+                                                  "not at all; *.parquet: Parquet; -: JSONL on standard "
+                                                  "output, the tables on stderr).")] = None,
     excluded: Annotated[bool, typer.Option("--excluded", help="List every left-out chunk with its reason.")] = False,
     on_unresolved: Annotated[OnUnresolved, typer.Option(
         help="What a conflict the evidence cannot decide becomes.")] = OnUnresolved.DROP_BOTH,
+    requirements: RequirementsFile = None,
+    budget: BudgetOption = None,
+    quiet: QuietFlag = False,
+    verbose: VerboseFlag = 0,
 ) -> None:
     """Select each query's context and print it in assembly order, with the gate's verdict and
     the conflicts its sources leave unresolved."""
-    _guarded(lambda: _select_dump(dump, method, order, gate, time_limit, as_json, out, excluded, on_unresolved))
+    _run(lambda output: _select_dump(dump, method, order, gate, time_limit, as_json, out, excluded, on_unresolved,
+                                     output, RequirementOverrides.load(requirements, budget)), quiet, verbose)
 
 
 def _compare(dump: Path, query_id: str, a: Method, b: Method, time_limit: float, as_json: bool) -> int:
@@ -157,6 +177,8 @@ def compare_command(
     b: Annotated[Method, typer.Option("--b", help="Second method.")] = Method.OPTIMAL,
     time_limit: Annotated[float, typer.Option(min=0.001, callback=_finite, help="Seconds for the optimizer.")] = 1.0,
     as_json: JsonFlag = False,
+    quiet: QuietFlag = False,
+    verbose: VerboseFlag = 0,
 ) -> None:
     """Two selections of one query side by side: what each took and left out, and why."""
-    _guarded(lambda: _compare(dump, query, a, b, time_limit, as_json))
+    _run(lambda output: _compare(dump, query, a, b, time_limit, as_json), quiet, verbose)

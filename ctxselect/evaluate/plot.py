@@ -1,4 +1,9 @@
-"""Bench plots (matplotlib is an optional extra: ``pip install 'ctxselect[plot]'``)."""
+"""Bench plots (matplotlib is an optional extra: ``pip install 'ctxselect[plot]'``).
+
+Drawn with matplotlib's object API (a :class:`matplotlib.figure.Figure` of its own, printed by the
+Agg canvas): :mod:`matplotlib.pyplot` is never imported and the process's backend never switched,
+so a notebook's inline or interactive backend stays as it was.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +13,27 @@ from ctxselect.errors import InputError
 from ctxselect.evaluate.bench import BenchResult
 from ctxselect.model.files import open_atomic, output_target
 
-__all__ = ["plot_bench"]
+__all__ = ["check_plot", "plot_bench"]
 
 _SHOWN = ("coverage_weighted", "token_utilization", "source_starvation", "contradiction_density",
           "freshness", "policy_admissibility")
+
+
+def check_plot(path: str | os.PathLike) -> None:
+    """Check, before any work, that a plot can be written: matplotlib is installed and ``path`` is
+    a target :func:`ctxselect.model.files.output_target` accepts.
+
+    Raises
+    ------
+    InputError
+        Naming the extra to install, or the target's problem.
+    """
+    try:
+        import matplotlib.figure  # noqa: F401
+    except ImportError:
+        raise InputError(field="--plot", message="plotting needs matplotlib",
+                         expected="pip install 'ctxselect[plot]'") from None
+    output_target(path)
 
 
 def plot_bench(result: BenchResult, path: str | os.PathLike) -> None:
@@ -29,16 +51,11 @@ def plot_bench(result: BenchResult, path: str | os.PathLike) -> None:
     InputError
         Without matplotlib, or when the target cannot be written.
     """
-    try:
-        import matplotlib
+    check_plot(path)  # refuse a bad target before drawing
+    from matplotlib.figure import Figure
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise InputError(field="--plot", message="plotting needs matplotlib",
-                         expected="pip install 'ctxselect[plot]'") from None
-    output_target(path)  # refuse a bad target before drawing
-    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
+    fig = Figure(figsize=(12, 4.5))
+    left, right = fig.subplots(1, 2)
     for s in result.summaries:
         left.scatter(s.latency_p50 * 1e3, s.objective, s=60)
         left.annotate(s.method, (s.latency_p50 * 1e3, s.objective), textcoords="offset points", xytext=(5, 5))
@@ -55,8 +72,5 @@ def plot_bench(result: BenchResult, path: str | os.PathLike) -> None:
     right.set_title("quality metrics (mean)")
     right.legend(fontsize=8)
     fig.tight_layout()
-    try:
-        with open_atomic(path, binary=True) as handle:
-            fig.savefig(handle, format="png", dpi=110)
-    finally:
-        plt.close(fig)
+    with open_atomic(path, binary=True) as handle:
+        fig.savefig(handle, format="png", dpi=110)

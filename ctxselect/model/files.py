@@ -6,22 +6,33 @@ exit Python sees) is renamed over it when complete; a new file gets the mode the
 a link), and a target that exists but is not a regular file (a directory, device or FIFO) or is a
 process's stream (``/dev/stdout``, ``/proc/self/fd/1``) is refused. :func:`output_target` checks a
 target before any work; :func:`open_atomic` writes it; :func:`write_jsonl` writes JSON lines
-through it.
+through it. ``"-"`` (:data:`STDOUT`) names standard output for :func:`open_output` and
+:func:`write_jsonl`: written as UTF-8 as it goes (a stream is never atomic), and left open.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import secrets
 import stat
+import sys
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, Iterable, Iterator, Mapping
 
 from ctxselect.errors import InputError
 
-__all__ = ["open_atomic", "output_target", "write_jsonl"]
+__all__ = ["STDOUT", "is_stdout", "open_atomic", "open_output", "output_target", "write_jsonl"]
+
+#: The name of standard output for an output file.
+STDOUT = "-"
+
+
+def is_stdout(path: str | os.PathLike | None) -> bool:
+    """Whether an output path is ``-``, standard output."""
+    return path is not None and str(path) == STDOUT
 
 
 # Paths that name a process's open streams (``/dev/stdout`` may lead to a regular file when the
@@ -149,12 +160,38 @@ def open_atomic(path: str | os.PathLike, *, binary: bool = False) -> Iterator[IO
         raise
 
 
+@contextmanager
+def open_output(path: str | os.PathLike, *, binary: bool = False) -> Iterator[IO]:
+    """:func:`open_atomic`, or standard output for ``"-"``: UTF-8 whatever the terminal's encoding,
+    written as it goes, flushed and left open at the end."""
+    if not is_stdout(path):
+        with open_atomic(path, binary=binary) as handle:
+            yield handle
+        return
+    sys.stdout.flush()
+    stream = getattr(sys.stdout, "buffer", None)
+    if stream is None:  # a text-only stream (an embedding program's): no bytes to write
+        if binary:
+            raise InputError(file="<stdout>", message="standard output takes no bytes here", expected="a file")
+        yield sys.stdout
+        sys.stdout.flush()
+        return
+    handle = stream if binary else io.TextIOWrapper(stream, encoding="utf-8", newline="\n", write_through=True)
+    try:
+        yield handle
+    finally:
+        if not binary:
+            handle.detach()  # leaves standard output open
+        stream.flush()
+
+
 def write_jsonl(path: str | os.PathLike, rows: Iterable[Mapping[str, Any]]) -> int:
     """Write JSON objects one per line, atomically (see :func:`open_atomic`).
 
     Parameters
     ----------
     path : str or path-like
+        ``"-"``: standard output (see :func:`open_output`).
     rows : iterable of dict
 
     Returns
@@ -169,7 +206,7 @@ def write_jsonl(path: str | os.PathLike, rows: Iterable[Mapping[str, Any]]) -> i
         the target problems :func:`open_atomic` reports; the target is then left as it was.
     """
     count = 0
-    with open_atomic(path) as out:
+    with open_output(path) as out:
         for row in rows:
             try:
                 out.write(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")

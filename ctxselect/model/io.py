@@ -1,4 +1,5 @@
-"""Candidate dumps: JSONL, one query per line, read as a stream and written whole or not at all.
+"""Candidate dumps: JSONL, one query per line, read as a stream and written whole or not at all
+(or Parquet, one query per row, for a name ending in ``.parquet``: :mod:`ctxselect.model.parquet`).
 
 A line holds ``query_id``, ``query``, ``requirements``, ``candidates`` and optionally ``gold`` (ids
 of chunks that are each sufficient evidence, or a list of such id sets) and ``selected`` (what the
@@ -29,11 +30,12 @@ from ctxselect.errors import InputError
 from ctxselect.model import validation as checks
 from ctxselect.model.candidate import Candidate, coerce_candidates
 from ctxselect.model.files import open_atomic, output_target, write_jsonl
+from ctxselect.model.parquet import is_parquet, read_parquet_rows, write_parquet_rows
 from ctxselect.model.requirements import Requirements
 from ctxselect.model.tokens import TokenCounter
 
-__all__ = ["MAX_LINE_BYTES", "Query", "open_atomic", "output_target", "read_dump", "read_jsonl", "write_dump",
-           "write_jsonl"]
+__all__ = ["MAX_LINE_BYTES", "Query", "open_atomic", "output_target", "parse_json_text", "read_dump", "read_jsonl",
+           "write_dump", "write_jsonl"]
 
 #: The longest line (bytes, newline included) a dump or trace file may hold: 256 MiB. A longer
 #: line (or an endless one, such as ``/dev/zero``) is an error naming the line, not a MemoryError.
@@ -218,19 +220,14 @@ def _not_utf8(raw: bytes, err: UnicodeDecodeError, first: bool) -> str:
         message += "; it looks gzip-compressed: decompress it first"
     elif first and raw.startswith((b"\xff\xfe", b"\xfe\xff")):
         message += "; it starts with a UTF-16 byte-order mark: convert it to UTF-8"
+    elif first and raw.startswith(b"PAR1"):
+        message += "; it looks like Parquet (a dump is read as Parquet when its name ends in .parquet)"
     return message
 
 
-def _parse_line(raw: bytes, first: bool) -> tuple[bool, Any]:
-    """(False, None) for a blank line, else (True, value); ValueError with the reason otherwise."""
-    if first and raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise ValueError(_not_utf8(raw, err, first)) from None
-    if not text.strip():
-        return False, None
+def parse_json_text(text: str) -> Any:
+    """One JSON value, strictly: ValueError with the reason for malformed JSON, NaN / Infinity, a
+    key given twice in an object, nesting too deep or a lone surrogate in a string."""
     try:
         value = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_object)
     except _DuplicateKey as err:
@@ -243,11 +240,25 @@ def _parse_line(raw: bytes, first: bool) -> tuple[bool, Any]:
         bad = _lone_surrogate(value)
         if bad is not None:
             raise ValueError(f"a JSON string holds a lone surrogate (\\u{ord(bad):04x}), which is not Unicode text")
-    return True, value
+    return value
+
+
+def _parse_line(raw: bytes, first: bool) -> tuple[bool, Any]:
+    """(False, None) for a blank line, else (True, value); ValueError with the reason otherwise."""
+    if first and raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ValueError(_not_utf8(raw, err, first)) from None
+    if not text.strip():
+        return False, None
+    return True, parse_json_text(text)
 
 
 def read_dump(path: str | os.PathLike, *, token_counter: TokenCounter | None = None) -> Iterator[Query]:
-    """Read a JSONL dump as a stream of :class:`Query`.
+    """Read a dump as a stream of :class:`Query`: JSONL, or Parquet when the name ends in
+    ``.parquet`` (:mod:`ctxselect.model.parquet`, read batch by batch; errors name the row).
 
     Parameters
     ----------
@@ -268,13 +279,18 @@ def read_dump(path: str | os.PathLike, *, token_counter: TokenCounter | None = N
     """
     name = _display_name(path)
     seen: set[str] = set()
-    for line_no, data in read_jsonl(path, what="dump"):
+    if is_parquet(path):
+        records, unit = read_parquet_rows(path), "row"
+    else:
+        records, unit = read_jsonl(path, what="dump"), "line"
+    for number, data in records:
+        where = {"file": name, unit: number}
         try:
             query = Query.from_dict(data, token_counter=token_counter)
         except InputError as err:
-            raise err.located(file=name, line=line_no) from None
+            raise err.located(**where) from None
         if query.query_id in seen:
-            raise InputError(file=name, line=line_no, query_id=query.query_id, field="query_id",
+            raise InputError(**where, query_id=query.query_id, field="query_id",
                              message="duplicate query id", expected="query ids unique within a dump")
         seen.add(query.query_id)
         yield query
@@ -342,7 +358,9 @@ def read_jsonl(path: str | os.PathLike, *, what: str = "file") -> Iterator[tuple
 
 
 def write_dump(path: str | os.PathLike, queries: Iterable[Query | Mapping[str, Any]]) -> int:
-    """Write queries as a JSONL dump, atomically: the file is written whole or not at all.
+    """Write queries as a dump, atomically: the file is written whole or not at all. A name ending
+    in ``.parquet`` writes Parquet (:mod:`ctxselect.model.parquet`); ``"-"`` writes JSONL to
+    standard output (as it goes: a stream cannot be taken back).
 
     Parameters
     ----------
@@ -355,4 +373,7 @@ def write_dump(path: str | os.PathLike, queries: Iterable[Query | Mapping[str, A
     int
         The number of queries written.
     """
-    return write_jsonl(path, (Query.from_dict(item).to_dict() for item in queries))
+    rows = (Query.from_dict(item).to_dict() for item in queries)
+    if is_parquet(path):
+        return write_parquet_rows(path, rows)
+    return write_jsonl(path, rows)

@@ -47,3 +47,19 @@ def test_gen_is_deterministic_and_labelled(generated, tmp_path):
                         "--embedding-dim", "8"])
     assert other.read_text() != generated.read_text()
     assert len(next(ctxselect.read_dump(other)).candidates[0].embedding) == 8
+
+
+def test_gen_example_writes_the_packaged_example(tmp_path):
+    from ctxselect.evaluate.examples import example_path
+
+    assert example_path("support_desk").read_bytes() == (EXAMPLES / "support_desk.jsonl").read_bytes()
+    out = tmp_path / "support_desk.jsonl"
+    result = runner.invoke(app, ["gen", "--example", "support_desk", str(out)])
+    assert result.exit_code == 0 and result.stderr == f"wrote 3 queries to {out}\n"
+    assert [q.to_dict() for q in ctxselect.read_dump(out)] == [q.to_dict() for q in ctxselect.read_dump(EXAMPLE)]
+    piped = runner.invoke(app, ["gen", "--example", "support_desk", "-"])
+    assert piped.exit_code == 0 and piped.stdout_bytes == out.read_bytes()
+    for args, fragment in ((["gen", "--example", "nope", str(out)], "field '--example': no example 'nope'"),
+                           (["gen", "--example", "support_desk", str(out), "--queries", "3"], "takes no generator knobs")):
+        bad = runner.invoke(app, args)
+        assert bad.exit_code == 2 and fragment in bad.stderr and bad.stderr.count("\n") == 1

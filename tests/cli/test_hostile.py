@@ -211,10 +211,10 @@ CASES: list[Case] = [
          lambda t: ["audit", str(t / ("t" + RLO + ".jsonl"))], 2, err=("t\\u202e.jsonl: cannot open trace file",)),
     Case("gen: an output name with a newline is shown escaped",
          lambda t: ["gen", str(t / "a\nb.jsonl"), "--queries", "1", "--candidates", "5"], 0,
-         out=("a\\nb.jsonl",)),
+         err=("a\\nb.jsonl",)),  # a status line: on stderr
     Case("ablate: an output name with ANSI escapes is shown escaped",
          lambda t: ["ablate", example_copy(t), "--out", str(t / "v\x1b[1m.jsonl"), "--method", "greedy"], 0,
-         out=("v\\x1b[1m.jsonl",)),
+         err=("v\\x1b[1m.jsonl",)),
     # --- option errors: one line, exit 2 -------------------------------------------------------------
     Case("select --method best", lambda t: ["select", str(EXAMPLE), "--method", "best"], 2,
          err=("Invalid value for '--method'", "'best'", "(see 'ctxselect select --help')")),
