@@ -19,7 +19,7 @@ from typing import Any, Iterable, Mapping
 from ctxselect.errors import InputError
 from ctxselect.model import validation as checks
 from ctxselect.model.requirements import Requirements
-from ctxselect.model.tokens import TokenCounter
+from ctxselect.model.tokens import TokenCounter, resolve_token_counter
 from ctxselect.selection.api import _PARAMETERS, Selection, prepare, select
 from ctxselect.selection.solvers.registry import Method, Order
 
@@ -57,9 +57,7 @@ class ContextSelector:
         if unknown:
             raise InputError(field=unknown[0], message="unknown option",
                              expected="one of " + ", ".join(SELECT_OPTIONS))
-        if token_counter is not None and not callable(token_counter):
-            raise InputError(field="token_counter", expected="a callable taking a str and returning an int",
-                             found=token_counter, has_found=True)
+        token_counter = resolve_token_counter(token_counter)  # a name or a tokenizer object too; checked now
         base = requirements.to_dict() if isinstance(requirements, Requirements) else dict(requirements or {})
         if "token_budget" in base or "budget" in base:
             raise InputError(field="requirements.token_budget", message="the budget is given twice",

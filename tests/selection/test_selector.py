@@ -72,3 +72,22 @@ def test_one_selector_serves_many_threads_and_async_callers():
 def test_every_option_is_checked_when_the_selector_is_made(option, value):
     with pytest.raises(ctxselect.InputError, match=f"'{option}"):
         ctxselect.ContextSelector(budget=100, **{option: value})
+
+
+def test_a_named_counter_or_a_tokenizer_object_is_accepted_as_select_takes_them():
+    """ContextSelector takes what select(token_counter=...) takes: a name (bpe-openai ships its
+    vocabulary, nothing is downloaded) or an object with ``encode``."""
+    import pytest
+
+    pytest.importorskip("bpe_openai")
+
+    class Words:
+        def encode(self, text):
+            return text.split()
+
+    chunks = [{"id": "a", "source": "s", "relevance": 0.9, "text": "one two three"}]
+    by_object = ctxselect.ContextSelector(budget=100, token_counter=Words()).select(chunks)
+    assert by_object.tokens == 3
+    named = ctxselect.ContextSelector(budget=100, token_counter="bpe-openai:cl100k_base").select(chunks)
+    assert named.tokens == ctxselect.select(chunks, {"token_budget": 100},
+                                            token_counter="bpe-openai:cl100k_base").tokens
