@@ -24,6 +24,10 @@ from ctxselect.errors import InputError
 from ctxselect.model import validation as checks
 from ctxselect.model.io import Query
 from ctxselect.model.validation import parse_choice
+from ctxselect.evaluate.bench_metrics import record_extras, summary_extras
+from ctxselect.evaluate.labelled import DEPTHS, check_depths
+from ctxselect.evaluate.paraphrase import Paraphrases, paraphrases_of
+from ctxselect.evaluate.relevance import ALERT_THRESHOLD
 from ctxselect.quality.vector import METRIC_NAMES
 from ctxselect.selection.api import select
 from ctxselect.selection.solvers.registry import Method
@@ -51,6 +55,10 @@ class QueryRecord:
     latency: float
     gold: dict[str, float] | None
     group: dict[str, str] = field(default_factory=dict)
+    labelled: dict[str, Any] | None = None
+    self_consistency: float | None = None
+    relevance: dict[str, Any] = field(default_factory=dict)
+    quality_score: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -71,6 +79,12 @@ class MethodSummary:
     latency_p95: float
     gold_queries: int
     gold: dict[str, float]
+    labelled_queries: int = 0
+    labelled: dict[str, float] = field(default_factory=dict)
+    self_consistency: float | None = None
+    self_consistency_queries: int = 0
+    relevance: dict[str, float] = field(default_factory=dict)
+    quality_score: float = 0.0
 
 
 @dataclass
@@ -173,7 +187,7 @@ def group_value(query: Query, path: str) -> str:
 
 
 def _bench_query(args) -> list[QueryRecord]:
-    query, methods, options, by = args
+    query, methods, options, by, extras = args
     group = {path: group_value(query, path) for path in by}
     records = []
     can_pass = None
@@ -185,7 +199,8 @@ def _bench_query(args) -> list[QueryRecord]:
             query_id=query.query_id, method=method, ids=list(sel.ids), objective=sel.objective,
             status=sel.status, passed=sel.report.passed, can_pass=None, metrics=dict(sel.report.metrics),
             tokens=sel.tokens, budget=query.requirements.token_budget, latency=sel.timings["total"],
-            gold=gold_metrics(query, sel.ids), group=group))
+            gold=gold_metrics(query, sel.ids), group=group,
+            **record_extras(query, sel.ids, sel.report.metrics, method, options=options, **extras)))
     return [dataclasses.replace(r, can_pass=can_pass) for r in records]
 
 
@@ -199,6 +214,9 @@ def run_bench(
     progress: Callable[[int], None] | None = None,
     select_options: dict | None = None,
     by: Sequence[str] = (),
+    depths: Sequence[int] = DEPTHS,
+    paraphrases: str | Paraphrases = Paraphrases.DUMP,
+    relevance_alert: float = ALERT_THRESHOLD,
 ) -> BenchResult:
     """Select every query with every method and summarise.
 
@@ -219,6 +237,22 @@ def run_bench(
     by : sequence of str
         Dump fields to group by (:func:`group_value`); each record carries its groups and
         :func:`summarize_groups` summarises each group.
+    depths : sequence of int
+        Retrieval depths of the labelled metrics (``recall@k``, ``precision@k``, ``ndcg@k`` ...).
+    paraphrases : {"dump", "builtin", "none"}
+        Where self-consistency takes each query's paraphrases from
+        (:class:`ctxselect.evaluate.paraphrase.Paraphrases`); every paraphrase costs one more
+        selection per method.
+    relevance_alert : float
+        The threshold in [0, 1] under which a selection's weighted relevance raises the alert.
+
+    Each record also carries the articles' metrics and each summary their means
+    (:mod:`ctxselect.evaluate.bench_metrics`).
+
+    Raises
+    ------
+    InputError
+        For a bad argument, or a query's unreadable ``paraphrases`` (naming the query).
     """
     names = [parse_choice(Method, m, "methods").value for m in methods]
     if not names:
@@ -231,7 +265,13 @@ def run_bench(
         checks.number(budget_scale, "budget_scale", low=0.0, low_open=True)
     checks.integer(jobs, "jobs", low=1)
     by = [checks.label(path, "by") for path in by]
-    work = [(with_budget(q, budget, budget_scale), names, dict(select_options or {}), by) for q in queries]
+    depths = check_depths(depths)
+    mode = parse_choice(Paraphrases, paraphrases, "paraphrases")
+    relevance_alert = checks.number(relevance_alert, "relevance_alert", low=0.0, high=1.0)
+    work = []
+    for q in queries:
+        extras = {"depths": depths, "paraphrases": paraphrases_of(q, mode), "relevance_alert": relevance_alert}
+        work.append((with_budget(q, budget, budget_scale), names, dict(select_options or {}), by, extras))
     if not work:
         raise InputError(field="queries", message="no query to bench")
     records: list[QueryRecord] = []
@@ -285,7 +325,7 @@ def summarize(records: list[QueryRecord], methods: list[str], *, queries: int) -
             metrics={k: float(np.mean([r.metrics[k] for r in rs])) for k in METRIC_NAMES},
             tokens=float(np.mean([r.tokens for r in rs])),
             latency_p50=float(np.percentile(latency, 50)), latency_p95=float(np.percentile(latency, 95)),
-            gold_queries=len(golds), gold=gold,
+            gold_queries=len(golds), gold=gold, **summary_extras(rs),
         ))
     return BenchResult(methods=list(methods), records=records, summaries=summaries, can_pass=can_pass,
                        queries=queries)

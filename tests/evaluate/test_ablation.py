@@ -17,7 +17,10 @@ def test_ablation_variants():
     assert by[(first, "shuffled")]["source_query_id"] != first
     tokens = {c.id: c.tokens for c in queries[0].candidates}
     full = sum(tokens[c] for c in selections[0])
-    assert sum(tokens[c] for c in by[(first, "truncated_half")]["ids"]) <= full / 2
+    half = by[(first, "truncated_half")]
+    cut = half["cut"]
+    whole = [c for c in half["ids"] if cut is None or c != cut["id"]]
+    assert sum(tokens[c] for c in whole) + (cut["tokens"] if cut else 0) <= full / 2
     assert by[(first, "truncated_half")]["ids"] == selections[0][:len(by[(first, "truncated_half")]["ids"])]
     reordered = by[(first, "reordered")]["ids"]
     rel = {c.id: c.relevance for c in queries[0].candidates}
