@@ -38,7 +38,11 @@ from ctxselect.evaluate.bench import (
     summary_table,
     to_markdown,
 )
+from ctxselect.evaluate.bench_metrics import extra_table
+from ctxselect.evaluate.paraphrase import Paraphrases
 from ctxselect.evaluate.regression import Delta, check, compare, load_result, parse_rule
+from ctxselect.evaluate.relevance import ALERT_THRESHOLD
+from ctxselect.errors import InputError
 from ctxselect.evaluate.plot import plot_bench
 from ctxselect.model.io import read_dump
 from ctxselect.model.validation import parse_choice
@@ -49,6 +53,23 @@ from ctxselect.selection.solvers.registry import Method
 
 def _methods(value: str) -> list[str]:
     return [parse_choice(Method, m.strip(), "--methods").value for m in value.split(",") if m.strip()]
+
+
+def _depths(value: str) -> list[int]:
+    parts = [p.strip() for p in value.split(",") if p.strip()]
+    if not parts or not all(p.isdigit() and int(p) >= 1 for p in parts):
+        raise InputError(field="--depths", expected="comma-separated positive integers (e.g. 20,50,200)", found=value)
+    return [int(p) for p in parts]
+
+
+def _extra_table(result: BenchResult) -> Table:
+    head, rows, caption = extra_table(result.summaries)
+    table = Table(title=caption, title_justify="left")
+    for column in head:
+        table.add_column(column, justify="left" if column == "metric" else "right")
+    for row in rows:
+        table.add_row(*row)
+    return table
 
 
 def _bench_tables(result: BenchResult) -> list[Table]:
@@ -64,6 +85,9 @@ def _bench_tables(result: BenchResult) -> list[Table]:
         metrics.add_column(s.method, justify="right")
     for name in METRIC_NAMES:
         metrics.add_row(name, *[f"{s.metrics[name]:.3f}" for s in result.summaries])
+    metrics.add_row("quality_score (000)", *[f"{s.quality_score:.3f}" for s in result.summaries])
+    metrics.add_row("relevance weighted (001)", *[f"{s.relevance.get('weighted', 0):.3f}" for s in result.summaries])
+    metrics.add_row("relevance alerts", *[f"{s.relevance.get('alerts', 0)}/{s.queries}" for s in result.summaries])
     return [main, metrics]
 
 
@@ -92,8 +116,11 @@ def _release_gate(result: BenchResult, baseline: Path | None, fail_under: list[s
 def _bench(dumps: list[Path], methods: str, budget: int | None, budget_scale: float | None, jobs: int,
            time_limit: float, as_json: bool, plot: Path | None, markdown: bool,
            on_unresolved: OnUnresolved = OnUnresolved.DROP_BOTH, baseline: Path | None = None,
-           fail_under: list[str] = (), max_drop: list[str] = (), by: list[str] = ()) -> int:
+           fail_under: list[str] = (), max_drop: list[str] = (), by: list[str] = (), depths: str = "20,50,200",
+           paraphrases: Paraphrases = Paraphrases.DUMP, relevance_alert: float = ALERT_THRESHOLD,
+           all_metrics: bool = False) -> int:
     names = _methods(methods)
+    depth_list = _depths(depths)
     _check_output(plot, dumps, "--plot")
     for r in fail_under:  # rules checked before any work
         parse_rule(r, "under")
@@ -108,7 +135,8 @@ def _bench(dumps: list[Path], methods: str, budget: int | None, budget_scale: fl
         task = bar.add_task("bench", total=len(queries))
         result = run_bench(queries, names, budget=budget, budget_scale=budget_scale, jobs=jobs,
                            progress=lambda k: bar.update(task, completed=k),
-                           select_options={"time_limit": time_limit, "on_unresolved": on_unresolved.value}, by=by)
+                           select_options={"time_limit": time_limit, "on_unresolved": on_unresolved.value}, by=by,
+                           depths=depth_list, paraphrases=paraphrases, relevance_alert=relevance_alert)
     result.dumps = [str(d) for d in dumps]
     deltas, broken = _release_gate(result, baseline, list(fail_under), list(max_drop))
     if plot is not None:
@@ -128,6 +156,8 @@ def _bench(dumps: list[Path], methods: str, budget: int | None, budget_scale: fl
         out.print("W/T/L: wins, ties and losses on the objective against greedy; gate: selections that pass; "
                   "recall ... mid-third: over queries with gold (mid-third: share of selected gold in the "
                   "middle third of the window).", highlight=False)
+        if all_metrics:
+            out.print(_extra_table(result))
         for path in by:
             for value, part in summarize_groups(result, path).items():
                 table = _bench_tables(part)[0]
@@ -168,10 +198,22 @@ def bench_command(
              "--baseline (repeatable).")] = None,
     by: Annotated[list[str] | None, typer.Option(
         help="Group every table by this dump field (e.g. meta.question_type; repeatable).")] = None,
+    depths: Annotated[str, typer.Option(help="Retrieval depths k of recall@k, precision@k, nDCG@k "
+                                             "(comma-separated).")] = "20,50,200",
+    paraphrases: Annotated[Paraphrases, typer.Option(
+        help="Self-consistency: the dump's `paraphrases` (dump), else the built-in perturbations too (builtin), "
+             "or none. Each paraphrase costs one more selection per method.")] = Paraphrases.DUMP,
+    relevance_alert: Annotated[float, typer.Option(min=0, max=1, callback=_finite,
+                                                   help="Alert when a selection's weighted relevance is below this "
+                                                        "(article 001: aim for 0.7+).")] = ALERT_THRESHOLD,
+    all_metrics: Annotated[bool, typer.Option("--all-metrics", help="Also print the articles' metrics table "
+                                              "(recall at depth, gold position, density, precision@k, nDCG@k, MAP, "
+                                              "self-consistency, relevance, quality score); --json always has them.")] = False,
 ) -> None:
     """Replay dumps through the selectors and compare them side by side.
 
     Exit 0, or 1 when a release-gate rule (--fail-under, --max-drop, or --baseline's default) is
     broken, naming each; 2 on bad input."""
     _guarded(lambda: _bench(dumps, methods, budget, budget_scale, jobs, time_limit, as_json, plot, markdown,
-                            on_unresolved, baseline, fail_under or [], max_drop or [], by or []))
+                            on_unresolved, baseline, fail_under or [], max_drop or [], by or [], depths,
+                            paraphrases, relevance_alert, all_metrics))

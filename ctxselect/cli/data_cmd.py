@@ -150,12 +150,28 @@ def audit_command(
     _guarded(lambda: _audit(traces, as_json, "fuzzy" if fuzzy else "exact", fuzzy_threshold, fail_on))
 
 
-def _ablate(dump: Path, out: Path, method: Method, seed: int, time_limit: float) -> int:
+#: What ``ablate`` varies: the dump's own ``selected`` context, or a selector's.
+AblateContext = Enum("AblateContext", {"SELECTED": "selected", **{m.name: m.value for m in Method}}, type=str)
+
+
+def _ablate(dump: Path, out: Path, method: Method | None, seed: int, time_limit: float,
+            context: AblateContext | None = None) -> int:
+    if context is not None and method is not None and context.value != method.value:
+        raise InputError(field="--method", message="give --context METHOD or --method, not both")
     _check_output(out, [dump], "--out")
     queries = list(read_dump(dump))
     if not queries:
         raise InputError(file=str(dump), message="the dump holds no query")
-    selections = [select(q.candidates, q.requirements, q.query, method, time_limit=time_limit).ids for q in queries]
+    if context is not None and context.value == "selected":
+        for q in queries:
+            if q.selected is None:
+                raise InputError(file=str(dump), query_id=q.query_id, field="selected",
+                                 message="--context selected needs every query's own `selected` ids")
+        selections = [list(q.selected) for q in queries]
+    else:
+        chosen = method or (Method(context.value) if context is not None else Method.OPTIMAL)
+        selections = [select(q.candidates, q.requirements, q.query, chosen, time_limit=time_limit).ids
+                      for q in queries]
     rows = list(ablation_variants(queries, selections, seed=seed))
     write_jsonl(out, rows)
     typer.echo(f"wrote {len(rows)} variants of {len(queries)} queries to {terminal_text(out)}")
@@ -166,11 +182,16 @@ def _ablate(dump: Path, out: Path, method: Method, seed: int, time_limit: float)
 def ablate_command(
     dump: DumpPath,
     out: Annotated[Path, typer.Option("--out", help="JSONL to write (whole or not at all).", show_default=False)],
-    method: Annotated[Method, typer.Option(help="Selection method for the full context.")] = Method.OPTIMAL,
+    method: Annotated[Method | None, typer.Option(help="Selection method for the full context "
+                                                       "[default: optimal].", show_default=False)] = None,
     seed: Annotated[int, typer.Option(min=0, help="Seed of the shuffled variant.")] = 0,
     time_limit: Annotated[float, typer.Option(min=0.001, callback=_finite,
                                                help="Seconds per query for the optimizer's whole call (packing, signals, solve, report).")] = 1.0,
+    context: Annotated[AblateContext | None, typer.Option(
+        help="The full context: the dump's own `selected` ids (selected) or a selector's (as --method).",
+        show_default=False)] = None,
 ) -> None:
-    """Write the ablation variants (full, none, shuffled, truncated half / quarter, reordered) of
-    each query's selection, for your harness to run and diff."""
-    _guarded(lambda: _ablate(dump, out, method, seed, time_limit))
+    """Write the ablation variants (full, none, shuffled, truncated half / quarter by tokens,
+    reordered) of each query's context — a selector's, or the dump's own `selected` with
+    --context selected — for your harness to run and diff."""
+    _guarded(lambda: _ablate(dump, out, method, seed, time_limit, context))

@@ -63,8 +63,12 @@ def summary_extras(records: Sequence[Any]) -> dict[str, Any]:
     }
 
 
+_LABELS = {"ap": "MAP (mean AP)", "gold_first_rank": "gold first window rank",
+           "gold_first_offset": "gold first token offset", "gold_middle_third_share": "gold mid-third share"}
+
+
 def _rows(labelled: list[str]) -> list[tuple[str, str, Any]]:
-    return ([(f"labelled: {k}", "labelled", k) for k in labelled]
+    return ([(_LABELS.get(k, k), "labelled", k) for k in labelled]
             + [("self-consistency", "self_consistency", None),
                ("relevance: mean", "relevance", "mean"), ("relevance: min", "relevance", "min"),
                ("relevance: weighted", "relevance", "weighted"), ("relevance alerts", "relevance", "alerts"),
