@@ -79,3 +79,24 @@ def test_inspect_shows_relevance_and_the_weighted_score():
     assert "alert: weighted below 0.73" in table.output and "1 of 3 contexts" in table.output
     bad = runner.invoke(app, ["inspect", EXAMPLE, "--relevance-alert", "-1"])
     assert bad.exit_code == 2
+
+
+def test_release_gate_rules_on_the_articles_metrics(tmp_path):
+    from ctxselect.evaluate.regression import compare, record_values
+
+    result = runner.invoke(app, ["bench", EXAMPLE, "--methods", "greedy", "--json"])
+    data = json.loads(result.stdout)
+    assert record_values(data["records"][0], "map") == data["records"][0]["labelled"]["ap"]
+    assert record_values(data["records"][0], "self_consistency") is None  # no paraphrases in the dump
+    broken = runner.invoke(app, ["bench", EXAMPLE, "--methods", "greedy", "--fail-under", "map=0.99",
+                                 "--fail-under", "quality_score=0"])
+    assert broken.exit_code == 1 and "--fail-under map=0.99: greedy map = " in broken.stderr
+    assert "quality_score" not in broken.stderr
+    # a baseline saved before these metrics existed: they are left out of the comparison
+    old = json.loads(json.dumps(data))
+    for record in old["records"]:
+        for key in ("labelled", "relevance", "quality_score", "self_consistency"):
+            record.pop(key)
+    metrics = {d.metric for d in compare(data, old)}
+    assert "objective" in metrics and not metrics & {"map", "quality_score", "relevance_weighted", "recall@20"}
+    assert {"map", "quality_score", "relevance_weighted", "recall@20", "density"} <= {d.metric for d in compare(data, data)}
