@@ -38,7 +38,7 @@ from ctxselect.evaluate.bench import (
     summary_table,
     to_markdown,
 )
-from ctxselect.evaluate.bench_metrics import extra_table
+from ctxselect.evaluate.bench_metrics import extra_markdown, extra_table
 from ctxselect.evaluate.paraphrase import Paraphrases
 from ctxselect.evaluate.regression import Delta, check, compare, load_result, parse_rule
 from ctxselect.evaluate.relevance import ALERT_THRESHOLD
@@ -149,6 +149,8 @@ def _bench(dumps: list[Path], methods: str, budget: int | None, budget_scale: fl
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
     elif markdown:
         sys.stdout.write(to_markdown(result) + "\n")
+        if all_metrics:
+            sys.stdout.write("\n" + extra_markdown(result.summaries) + "\n")
     else:
         out = _console()
         for table in _bench_tables(result):

@@ -183,7 +183,7 @@ def ablate_command(
     dump: DumpPath,
     out: Annotated[Path, typer.Option("--out", help="JSONL to write (whole or not at all).", show_default=False)],
     method: Annotated[Method | None, typer.Option(help="Selection method for the full context "
-                                                       "[default: optimal].", show_default=False)] = None,
+                                                       "(default: optimal).", show_default=False)] = None,
     seed: Annotated[int, typer.Option(min=0, help="Seed of the shuffled variant.")] = 0,
     time_limit: Annotated[float, typer.Option(min=0.001, callback=_finite,
                                                help="Seconds per query for the optimizer's whole call (packing, signals, solve, report).")] = 1.0,

@@ -30,7 +30,7 @@ from ctxselect.evaluate.relevance import context_relevance
 from ctxselect.model.io import Query
 from ctxselect.quality.score import quality_score
 
-__all__ = ["record_extras", "summary_extras", "extra_table"]
+__all__ = ["record_extras", "summary_extras", "extra_table", "extra_markdown"]
 
 
 def record_extras(query: Query, ids: Sequence[str], metrics: Mapping[str, float], method: str, *,
@@ -50,15 +50,16 @@ def summary_extras(records: Sequence[Any]) -> dict[str, Any]:
     """The summary fields of the module docstring over one method's records."""
     labelled = summarize_labelled(r.labelled for r in records)
     consistent = [r.self_consistency for r in records if r.self_consistency is not None]
+    relevance = [r.relevance for r in records if r.relevance]
     return {
         "labelled_queries": labelled.pop("queries"),
         "labelled": labelled,
         "self_consistency": float(np.mean(consistent)) if consistent else None,
         "self_consistency_queries": len(consistent),
-        "relevance": {**{k: float(np.mean([r.relevance[k] for r in records])) if records else 0.0
+        "relevance": {**{k: float(np.mean([r[k] for r in relevance])) if relevance else 0.0
                          for k in ("mean", "min", "weighted")},
-                      "alerts": sum(bool(r.relevance["alert"]) for r in records),
-                      **({"threshold": records[0].relevance["threshold"]} if records else {})},
+                      "alerts": sum(bool(r["alert"]) for r in relevance),
+                      **({"threshold": relevance[0]["threshold"]} if relevance else {})},
         "quality_score": float(np.mean([r.quality_score for r in records])) if records else 0.0,
     }
 
@@ -100,3 +101,11 @@ def extra_table(summaries: Sequence[Any]) -> tuple[list[str], list[list[str]], s
                f"{consistent} queries with paraphrases"
                + (f", relevance alerts: weighted relevance below {threshold:g}" if threshold is not None else ""))
     return ["metric", *[s.method for s in summaries]], rows, caption
+
+
+def extra_markdown(summaries: Sequence[Any]) -> str:
+    """:func:`extra_table` as a markdown table (``bench --markdown --all-metrics``)."""
+    head, rows, caption = extra_table(summaries)
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines + ["", caption + "."])
