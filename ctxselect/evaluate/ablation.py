@@ -9,7 +9,7 @@ last). A user's harness runs its model on each and diffs the outcomes.
 Truncation is by tokens: the whole chunks that fit within the limit L (half or a quarter of the
 window's tokens, in window order), then the next chunk cut inside its text to the r = L − used
 tokens left. A chunk of T tokens and W words (:data:`ctxselect.model.tokens.WORD`) keeps
-k = ⌊W·r/T⌋ words (its tokens counted in proportion, T·k/W): cut after the last sentence end
+k = ⌊W·r/T⌋ words (its tokens counted in proportion, ⌊T·k/W⌋, at least 1): cut after the last sentence end
 (``.``, ``!``, ``?`` or ``…`` before whitespace) within those k words when that keeps at least
 half of them, else after the k-th word. A non-empty window never truncates to nothing: when not
 even one word fits, the first word of the first chunk is kept. The record's ``cut`` names the cut
@@ -33,7 +33,7 @@ from ctxselect.errors import InputError
 from ctxselect.model.io import Query
 from ctxselect.model.tokens import WORD
 
-__all__ = ["VARIANTS", "ablation_variants"]
+__all__ = ["VARIANTS", "ablation_variants", "truncate"]
 
 VARIANTS = ("full", "none", "shuffled", "truncated_half", "truncated_quarter", "reordered")
 
@@ -50,7 +50,9 @@ def _cut_text(text: str, keep_words: int) -> tuple[str, int]:
         return "", 0
     cut = ends[keep - 1]
     best = None
-    for m in _SENTENCE_END.finditer(text, 0, cut + 1):
+    for m in _SENTENCE_END.finditer(text):
+        if m.start() > cut:
+            break
         words = sum(1 for e in ends if e <= m.start())
         if words * 2 >= keep:
             best = (m.end(), words)
@@ -61,8 +63,29 @@ def _cut_text(text: str, keep_words: int) -> tuple[str, int]:
 
 def truncate(ids: list[str], texts: dict[str, str], tokens: dict[str, int],
              limit: float) -> tuple[list[str], list[str], dict | None]:
-    """The window ``ids`` truncated to ``limit`` tokens (see the module docstring): the ids kept,
-    their texts (the last one possibly cut) and the cut (None when no chunk was cut)."""
+    """The window ``ids`` truncated to ``limit`` tokens, cutting inside the last kept chunk.
+
+    Parameters
+    ----------
+    ids : list of str
+        The window, in order.
+    texts, tokens : dict
+        Each chunk's text and token count.
+    limit : float
+        The tokens to keep (see the module docstring for where a chunk is cut).
+
+    Returns
+    -------
+    tuple
+        The ids kept, their texts (the last one possibly cut) and the cut (``id``, ``words``,
+        ``of_words``, ``tokens``), None when the limit fell between chunks.
+
+    Examples
+    --------
+    >>> texts = {"a": "One two. Three four.", "b": "Five six."}
+    >>> truncate(["a", "b"], texts, {"a": 4, "b": 2}, 3)
+    (['a'], ['One two.'], {'id': 'a', 'words': 2, 'of_words': 4, 'tokens': 2})
+    """
     out, context, used = [], [], 0
     for cid in ids:
         if used + tokens[cid] <= limit:
@@ -77,7 +100,7 @@ def truncate(ids: list[str], texts: dict[str, str], tokens: dict[str, int],
             keep = 1  # a non-empty window never truncates to nothing
         if keep >= 1:
             cut, kept = _cut_text(text, keep)
-            share = max(1, int(round(total * kept / words)))
+            share = max(1, int(np.floor(total * kept / words + 1e-9)))
             out.append(cid)
             context.append(cut)
             return out, context, {"id": cid, "words": kept, "of_words": words, "tokens": share}
