@@ -9,9 +9,9 @@ last). A user's harness runs its model on each and diffs the outcomes.
 Truncation is by tokens: the whole chunks that fit within the limit L (half or a quarter of the
 window's tokens, in window order), then the next chunk cut inside its text to the r = L − used
 tokens left. A chunk of T tokens and W words (:data:`ctxselect.model.tokens.WORD`) keeps
-k = ⌊W·r/T⌋ words (its tokens counted in proportion, ⌊T·k/W⌋, at least 1): cut after the last sentence end
-(``.``, ``!``, ``?`` or ``…`` before whitespace) within those k words when that keeps at least
-half of them, else after the k-th word. A non-empty window never truncates to nothing: when not
+k = ⌊W·r/T⌋ words (its tokens counted in proportion, ⌊T·k/W⌋, at least 1): cut after the
+last sentence end (``.``, ``!``, ``?`` or ``…`` before whitespace) within those k words when that
+keeps at least half of them, else after the k-th word. A non-empty window never truncates to nothing: when not
 even one word fits, the first word of the first chunk is kept. The record's ``cut`` names the cut
 chunk (``id``, ``words`` kept of ``of_words``, ``tokens``), null when the limit fell between chunks.
 

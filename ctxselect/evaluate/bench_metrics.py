@@ -36,7 +36,26 @@ __all__ = ["record_extras", "summary_extras", "extra_table", "extra_markdown"]
 def record_extras(query: Query, ids: Sequence[str], metrics: Mapping[str, float], method: str, *,
                   depths: Sequence[int], paraphrases: Sequence[Paraphrase], options: Mapping[str, Any],
                   relevance_alert: float) -> dict[str, Any]:
-    """The record fields of the module docstring for one selection ``ids`` (window order)."""
+    """The record fields of the module docstring for one selection.
+
+    Parameters
+    ----------
+    query : Query
+    ids : sequence of str
+        The selection, in window order.
+    metrics : mapping
+        The selection's quality vector.
+    method : str
+        The selector, re-run on each paraphrase.
+    depths, paraphrases, options, relevance_alert
+        Retrieval depths, the query's paraphrases, :func:`ctxselect.select` keyword arguments and
+        the relevance alert threshold.
+
+    Returns
+    -------
+    dict
+        ``labelled``, ``self_consistency``, ``relevance``, ``quality_score``.
+    """
     by_id = {c.id: c for c in query.candidates}
     return {
         "labelled": labelled_metrics(query, ids, depths),
@@ -47,7 +66,18 @@ def record_extras(query: Query, ids: Sequence[str], metrics: Mapping[str, float]
 
 
 def summary_extras(records: Sequence[Any]) -> dict[str, Any]:
-    """The summary fields of the module docstring over one method's records."""
+    """The summary fields of the module docstring over one method's records.
+
+    Parameters
+    ----------
+    records : sequence of QueryRecord
+
+    Returns
+    -------
+    dict
+        ``labelled_queries``, ``labelled``, ``self_consistency``, ``self_consistency_queries``,
+        ``relevance`` (with ``alerts`` and ``threshold``), ``quality_score``.
+    """
     labelled = summarize_labelled(r.labelled for r in records)
     consistent = [r.self_consistency for r in records if r.self_consistency is not None]
     relevance = [r.relevance for r in records if r.relevance]

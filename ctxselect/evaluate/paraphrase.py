@@ -14,7 +14,9 @@ or, for queries without them and only when asked (``paraphrases="builtin"``), fr
 perturbations of the question's text (:func:`builtin_paraphrases`): case and punctuation folded
 ("What is the refund window?" → "what is the refund window"), stopwords dropped ("refund window"),
 and a request prefix ("Can you tell me: What is the refund window?"); duplicates and copies of
-the original are dropped, and a query without text gets none.
+the original are dropped, and a query without text gets none. They are a weak probe: the
+selectors read the question mostly through its content terms, which the first two leave unchanged
+(docs/evaluation.md gives the measured values); logged paraphrases are the real measurement.
 
 A query's self-consistency is the mean, over its paraphrases, of the Jaccard similarity
 (:func:`ctxselect.evaluate.labelled.self_consistency`) of the selection and the paraphrase's
