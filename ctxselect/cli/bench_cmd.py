@@ -39,7 +39,7 @@ from ctxselect.evaluate.bench import (
     to_markdown,
 )
 from ctxselect.evaluate.bench_metrics import extra_markdown, extra_table
-from ctxselect.evaluate.paraphrase import Paraphrases
+from ctxselect.evaluate.paraphrase import Paraphrases, paraphrases_of
 from ctxselect.evaluate.regression import Delta, check, compare, load_result, parse_rule
 from ctxselect.evaluate.relevance import ALERT_THRESHOLD
 from ctxselect.errors import InputError
@@ -128,7 +128,14 @@ def _bench(dumps: list[Path], methods: str, budget: int | None, budget_scale: fl
         parse_rule(r, "drop")
     if baseline is not None:
         load_result(baseline)
-    queries = [q for dump in dumps for q in read_dump(dump)]
+    queries = []
+    for dump in dumps:
+        for q in read_dump(dump):
+            try:  # the dump's paraphrases checked here, where the file is known
+                paraphrases_of(q, paraphrases)
+            except InputError as err:
+                raise err.located(file=str(dump)) from None
+            queries.append(q)
     console = Console(stderr=True)
     with Progress(TextColumn("bench"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console, disable=as_json or not console.is_terminal) as bar:

@@ -100,3 +100,16 @@ def test_release_gate_rules_on_the_articles_metrics(tmp_path):
     metrics = {d.metric for d in compare(data, old)}
     assert "objective" in metrics and not metrics & {"map", "quality_score", "relevance_weighted", "recall@20"}
     assert {"map", "quality_score", "relevance_weighted", "recall@20", "density"} <= {d.metric for d in compare(data, data)}
+
+
+def test_bench_names_the_file_and_query_of_a_bad_paraphrase(tmp_path):
+    rows = [json.loads(line) for line in open(EXAMPLE).read().splitlines()]
+    rows[1]["paraphrases"] = ["refund window", 3]
+    dump = tmp_path / "para.jsonl"
+    dump.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    result = runner.invoke(app, ["bench", str(dump), "--methods", "greedy"])
+    assert result.exit_code == 2
+    assert f"{dump}, query '{rows[1]['query_id']}', field 'paraphrases[1]'" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    ok = runner.invoke(app, ["bench", str(dump), "--methods", "greedy", "--paraphrases", "none"])
+    assert ok.exit_code == 0, ok.output
