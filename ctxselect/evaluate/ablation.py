@@ -146,7 +146,9 @@ def ablation_variants(queries: Iterable[Query], selections: Iterable[list[str]],
     ------
     dict
         One record per (query, variant): ``query_id``, ``query``, ``variant``, ``ids``, ``context``
-        (the chunks' texts in order) and, for ``shuffled``, ``source_query_id``.
+        (the chunks' texts in order; a truncated variant's last text may be cut), for ``shuffled``
+        ``source_query_id``, and for ``truncated_half`` / ``truncated_quarter`` ``cut`` (the cut
+        chunk's ``id``, ``words``, ``of_words`` and ``tokens``, None when no chunk was cut).
 
     Raises
     ------

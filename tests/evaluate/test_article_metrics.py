@@ -129,3 +129,9 @@ def test_quality_score_of_a_real_report():
                                {"token_budget": 20000, "required_sources": ["policy", "status"]})
     m = report.metrics  # coverage 1, tau 0.11, starvation 0.5, no conflicts, freshness 1, admissible
     assert quality_score(m) == pytest.approx(0.25 + 0.15 * 0.11 + 0.20 * 0.5 + 0.15 + 0.15 + 0.10)
+
+
+def test_a_reports_quality_score_is_the_functions():
+    report = ctxselect.inspect([{"id": "a", "source": "s", "tokens": 100, "relevance": 0.9}], {"token_budget": 400})
+    assert report.quality_score == quality_score(report.metrics)
+    assert "quality_score" not in report.to_dict()  # the report's JSON is unchanged
