@@ -96,8 +96,9 @@ def test_context_relevance_article_001():
         context_relevance([0.5], threshold=1.5)
 
 
-# Article 000's running example vector, and a context with more coverage but worse utilization,
-# freshness and a starved source. (The article's own weights and C1 / C2 numbers were images,
+# C1: article 000's example vector (0.75, 0.56, 0.33, 0.17, 0.81, 1) without the starved source
+# (the article's C1 has none); C2: more coverage, but worse utilization and freshness and a starved
+# source. (The article's own weights and C1 / C2 numbers were images,
 # lost from the text; its stated ordering is what these check.)
 C1 = {"coverage": 0.75, "token_utilization": 0.56, "utilization_risk": 0.0, "source_starvation": 0.0,
       "contradiction_density": 0.17, "freshness": 0.81, "policy_admissibility": 1.0}
@@ -111,6 +112,7 @@ def test_article_000_weighted_score_orders_c1_above_c2():
     # 0.25*1 + 0.15*0.30 + 0.20*0.67 + 0.15*0.83 + 0.15*0.60 + 0.10*1
     assert quality_score(C2) == pytest.approx(0.7435)
     assert quality_score(C1) > quality_score(C2)
+    assert quality_score({**C1, "source_starvation": 0.33}) == pytest.approx(0.7515)  # the example vector
     # coverage alone would rank them the other way: the ordering comes from the weights
     assert quality_score(C1, {k: 0 for k in SCORE_WEIGHTS if k != "coverage"}) < \
         quality_score(C2, {k: 0 for k in SCORE_WEIGHTS if k != "coverage"})
