@@ -30,6 +30,7 @@ from ctxselect.cli.core import (
     terminal_text,
 )
 from ctxselect.cli.terminal import _data
+from ctxselect.errors import InputError
 from ctxselect.evaluate.bench import (
     SHORT_HEADERS,
     BenchResult,
@@ -41,9 +42,8 @@ from ctxselect.evaluate.bench import (
 from ctxselect.evaluate.bench_metrics import extra_markdown, extra_table
 from ctxselect.evaluate.paraphrase import Paraphrases, paraphrases_of
 from ctxselect.evaluate.regression import Delta, check, compare, load_result, parse_rule
-from ctxselect.evaluate.relevance import ALERT_THRESHOLD
-from ctxselect.errors import InputError
 from ctxselect.evaluate.plot import plot_bench
+from ctxselect.evaluate.relevance import ALERT_THRESHOLD
 from ctxselect.model.io import read_dump
 from ctxselect.model.validation import parse_choice
 from ctxselect.quality.vector import METRIC_NAMES

@@ -21,13 +21,13 @@ import numpy as np
 
 from ctxselect._config import TOLERANCE
 from ctxselect.errors import InputError
-from ctxselect.model import validation as checks
-from ctxselect.model.io import Query
-from ctxselect.model.validation import parse_choice
 from ctxselect.evaluate.bench_metrics import record_extras, summary_extras
 from ctxselect.evaluate.labelled import DEPTHS, check_depths
 from ctxselect.evaluate.paraphrase import Paraphrases, paraphrases_of
 from ctxselect.evaluate.relevance import ALERT_THRESHOLD
+from ctxselect.model import validation as checks
+from ctxselect.model.io import Query
+from ctxselect.model.validation import parse_choice
 from ctxselect.quality.vector import METRIC_NAMES
 from ctxselect.selection.api import select
 from ctxselect.selection.solvers.registry import Method
