@@ -2,8 +2,10 @@
 
 :func:`run_bench` selects every query with every method, scores each selection with the shared
 objective and the quality vector, measures latency, and — on queries with ``gold`` — whether the
-gold evidence was selected and where it landed in the window. :func:`summarize` turns the records
-into one summary per method. The command line's ``ctxselect bench`` is a thin layer over both.
+gold evidence was selected and where it landed in the window, and the articles' metrics beside
+them (:mod:`ctxselect.evaluate.bench_metrics`: recall at depth, ranking metrics, density,
+self-consistency, relevance, the weighted score). :func:`summarize` turns the records into one
+summary per method. The command line's ``ctxselect bench`` is a thin layer over both.
 """
 
 from __future__ import annotations
