@@ -26,8 +26,11 @@ _EXPORTS = {
     "labelled_metrics": "ctxselect.evaluate.labelled",
     "self_consistency": "ctxselect.evaluate.labelled",
     "summarize_labelled": "ctxselect.evaluate.labelled",
+    "ranking_metrics": "ctxselect.evaluate.labelled",
     "aggregate_relevance": "ctxselect.evaluate.relevance",
+    "context_relevance": "ctxselect.evaluate.relevance",
     "relevance_band": "ctxselect.evaluate.relevance",
+    "quality_score": "ctxselect.quality.score",
     "TracedChunk": "ctxselect.evaluate.trace",
     "trace": "ctxselect.evaluate.trace",
     "signals": "ctxselect.features.compute",
@@ -79,10 +82,11 @@ if TYPE_CHECKING:  # the eager imports, for type checkers and IDEs
     from ctxselect.evaluate.audit import AuditReport, audit
     from ctxselect.evaluate.labelled import (
         labelled_metrics,
+        ranking_metrics,
         self_consistency,
         summarize_labelled,
     )
-    from ctxselect.evaluate.relevance import aggregate_relevance, relevance_band
+    from ctxselect.evaluate.relevance import aggregate_relevance, context_relevance, relevance_band
     from ctxselect.evaluate.trace import TracedChunk, trace
     from ctxselect.features.compute import signals
     from ctxselect.features.pairs import ConflictKind, Signals
@@ -97,6 +101,7 @@ if TYPE_CHECKING:  # the eager imports, for type checkers and IDEs
     from ctxselect.packing import PackedCandidates, pack
     from ctxselect.quality.gate import GateFailure
     from ctxselect.quality.report import QualityReport, inspect
+    from ctxselect.quality.score import quality_score
     from ctxselect.quality.vector import METRIC_NAMES
     from ctxselect.selection.api import Selection, select
     from ctxselect.selection.selector import ContextSelector
@@ -108,7 +113,10 @@ __version__ = "0.1.0"
 __all__ = [
     "ablation_variants",
     "aggregate_relevance",
+    "context_relevance",
     "labelled_metrics",
+    "quality_score",
+    "ranking_metrics",
     "relevance_band",
     "self_consistency",
     "summarize_labelled",

@@ -24,17 +24,14 @@ from ctxselect.cli.core import (
 )
 from ctxselect.cli.terminal import _data
 from ctxselect.cli.output import Output, QuietFlag, VerboseFlag
-from ctxselect.evaluate.bench import (
-    SHORT_HEADERS,
-    BenchResult,
-    run_bench,
-    summarize_groups,
-    summary_table,
-    to_markdown,
-)
+from ctxselect.evaluate.bench import BenchResult, run_bench, summarize_groups
+from ctxselect.evaluate.bench_table import SHORT_HEADERS, summary_table, to_markdown
 from ctxselect.errors import InputError
+from ctxselect.evaluate.bench_metrics import extra_markdown, extra_table
+from ctxselect.evaluate.paraphrase import Paraphrases, paraphrases_of
 from ctxselect.evaluate.plot import check_plot, plot_bench
 from ctxselect.evaluate.regression import Delta, check, compare, load_result, parse_rule
+from ctxselect.evaluate.relevance import ALERT_THRESHOLD
 from ctxselect.evaluate.takeaway import selected_takeaway, takeaway
 from ctxselect.model.files import is_stdout
 from ctxselect.model.io import read_dump
@@ -46,6 +43,23 @@ from ctxselect.selection.solvers.registry import Method
 
 def _methods(value: str) -> list[str]:
     return [parse_choice(Method, m.strip(), "--methods").value for m in value.split(",") if m.strip()]
+
+
+def _depths(value: str) -> list[int]:
+    parts = [p.strip() for p in value.split(",") if p.strip()]
+    if not parts or not all(p.isdigit() and int(p) >= 1 for p in parts):
+        raise InputError(field="--depths", expected="comma-separated positive integers (e.g. 20,50,200)", found=value)
+    return [int(p) for p in parts]
+
+
+def _extra_table(result: BenchResult) -> Table:
+    head, rows, caption = extra_table(result.summaries)
+    table = Table(title=caption, title_justify="left")
+    for column in head:
+        table.add_column(column, justify="left" if column == "metric" else "right", overflow="fold")
+    for row in rows:
+        table.add_row(*row)
+    return table
 
 
 #: The first columns of the summary; in a narrow terminal the rest (p95 and the gold metrics)
@@ -83,6 +97,9 @@ def _bench_tables(result: BenchResult, console: Console, wide: bool = False) -> 
         metrics.add_column(s.method, justify="right", overflow="fold")
     for name in METRIC_NAMES:
         metrics.add_row(name, *[f"{s.metrics[name]:.3f}" for s in result.summaries])
+    metrics.add_row("quality_score (000)", *[f"{s.quality_score:.3f}" for s in result.summaries])
+    metrics.add_row("relevance weighted (001)", *[f"{s.relevance.get('weighted', 0):.3f}" for s in result.summaries])
+    metrics.add_row("relevance alerts", *[f"{s.relevance.get('alerts', 0)}/{s.queries}" for s in result.summaries])
     return [*tables, metrics]
 
 
@@ -112,9 +129,12 @@ def _bench(dumps: list[Path], methods: str, budget: int | None, budget_scale: fl
            time_limit: float, as_json: bool, plot: Path | None, markdown: bool,
            on_unresolved: OnUnresolved = OnUnresolved.DROP_BOTH, wide: bool = False,
            output: Output | None = None, baseline: Path | None = None,
-           fail_under: list[str] = (), max_drop: list[str] = (), by: list[str] = ()) -> int:
+           fail_under: list[str] = (), max_drop: list[str] = (), by: list[str] = (), depths: str = "20,50,200",
+           paraphrases: Paraphrases = Paraphrases.DUMP, relevance_alert: float = ALERT_THRESHOLD,
+           all_metrics: bool = False) -> int:
     output = output or Output()
     names = _methods(methods)
+    depth_list = _depths(depths)
     if plot is not None:
         if is_stdout(plot):
             raise InputError(field="--plot", message="the tables go to standard output", expected="a .png file")
@@ -126,10 +146,18 @@ def _bench(dumps: list[Path], methods: str, budget: int | None, budget_scale: fl
         parse_rule(r, "drop")
     if baseline is not None:
         load_result(baseline)
-    queries = [q for dump in dumps for q in read_dump(dump)]
+    queries = []
+    for dump in dumps:
+        for q in read_dump(dump):
+            try:  # the dump's paraphrases checked here, where the file is known
+                paraphrases_of(q, paraphrases)
+            except InputError as err:
+                raise err.located(file=str(dump)) from None
+            queries.append(q)
     with output.progress("bench", total=len(queries)) as done:
         result = run_bench(queries, names, budget=budget, budget_scale=budget_scale, jobs=jobs, progress=done,
-                           select_options={"time_limit": time_limit, "on_unresolved": on_unresolved.value}, by=by)
+                           select_options={"time_limit": time_limit, "on_unresolved": on_unresolved.value}, by=by,
+                           depths=depth_list, paraphrases=paraphrases, relevance_alert=relevance_alert)
     result.dumps = [str(d) for d in dumps]
     deltas, broken = _release_gate(result, baseline, list(fail_under), list(max_drop))
     if plot is not None:
@@ -142,6 +170,8 @@ def _bench(dumps: list[Path], methods: str, budget: int | None, budget_scale: fl
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
     elif markdown:
         sys.stdout.write(to_markdown(result) + "\n")
+        if all_metrics:
+            sys.stdout.write("\n" + extra_markdown(result.summaries) + "\n")
     else:
         out = _console()
         for line in (takeaway(result), selected_takeaway(queries)):
@@ -155,6 +185,8 @@ def _bench(dumps: list[Path], methods: str, budget: int | None, budget_scale: fl
         out.print("W/T/L: wins, ties and losses on the objective against greedy; gate: selections that pass; "
                   "recall ... mid-third: over queries with gold (mid-third: share of selected gold in the "
                   "middle third of the window).", highlight=False)
+        if all_metrics:
+            out.print(_extra_table(result))
         for path in by:
             for value, part in summarize_groups(result, path).items():
                 tables = _bench_tables(part, out, wide)[:-1]  # the summary, without the metrics table
@@ -197,6 +229,17 @@ def bench_command(
              "--baseline (repeatable).")] = None,
     by: Annotated[list[str] | None, typer.Option(
         help="Group every table by this dump field (e.g. meta.question_type; repeatable).")] = None,
+    depths: Annotated[str, typer.Option(help="Retrieval depths k of recall@k, precision@k, nDCG@k "
+                                             "(comma-separated).")] = "20,50,200",
+    paraphrases: Annotated[Paraphrases, typer.Option(
+        help="Self-consistency: the dump's `paraphrases` (dump), else the built-in perturbations too (builtin), "
+             "or none. Each paraphrase costs one more selection per method.")] = Paraphrases.DUMP,
+    relevance_alert: Annotated[float, typer.Option(min=0, max=1, callback=_finite,
+                                                   help="Alert when a selection's weighted relevance is below this "
+                                                        "(article 001: aim for 0.7+).")] = ALERT_THRESHOLD,
+    all_metrics: Annotated[bool, typer.Option("--all-metrics", help="Also print the articles' metrics table "
+                                              "(recall at depth, gold position, density, precision@k, nDCG@k, MAP, "
+                                              "self-consistency, relevance, quality score); --json always has them.")] = False,
     wide: Annotated[bool, typer.Option("--wide", help="One summary table however narrow the terminal "
                                                       "(default: split in two when it does not fit).")] = False,
     quiet: QuietFlag = False,
@@ -207,5 +250,5 @@ def bench_command(
     Exit 0, or 1 when a release-gate rule (--fail-under, --max-drop, or --baseline's default) is
     broken, naming each; 2 on bad input."""
     _run(lambda output: _bench(dumps, methods, budget, budget_scale, jobs, time_limit, as_json, plot, markdown,
-                               on_unresolved, wide, output, baseline, fail_under or [], max_drop or [], by or []),
-         quiet, verbose)
+                               on_unresolved, wide, output, baseline, fail_under or [], max_drop or [], by or [],
+                               depths, paraphrases, relevance_alert, all_metrics), quiet, verbose)

@@ -169,19 +169,34 @@ def audit_command(
          quiet, verbose)
 
 
-def _ablate(dump: Path, out: Path, method: Method, seed: int, time_limit: float, output: Output) -> int:
+#: What ``ablate`` varies: the dump's own ``selected`` context, or a selector's.
+AblateContext = Enum("AblateContext", {"SELECTED": "selected", **{m.name: m.value for m in Method}}, type=str)
+
+
+def _ablate(dump: Path, out: Path, method: Method | None, seed: int, time_limit: float, output: Output,
+            context: AblateContext | None = None) -> int:
     if is_parquet(out):
         raise InputError(file=str(out), field="--out", message="ablation variants are written as JSON lines",
                          expected="a .jsonl file or -")
+    if context is not None and method is not None and context.value != method.value:
+        raise InputError(field="--method", message="give --context METHOD or --method, not both")
     _check_output(out, [dump], "--out")
     queries = list(read_dump(dump))
     if not queries:
         raise InputError(file=str(dump), message="the dump holds no query")
-    selections = []
-    with output.progress("ablate", total=len(queries)) as done:
-        for k, q in enumerate(queries, start=1):
-            selections.append(select(q.candidates, q.requirements, q.query, method, time_limit=time_limit).ids)
-            done(k)
+    if context is not None and context.value == "selected":
+        for q in queries:
+            if q.selected is None:
+                raise InputError(file=str(dump), query_id=q.query_id, field="selected",
+                                 message="--context selected needs every query's own `selected` ids")
+        selections = [list(q.selected) for q in queries]
+    else:
+        chosen = method or (Method(context.value) if context is not None else Method.OPTIMAL)
+        selections = []
+        with output.progress("ablate", total=len(queries)) as done:
+            for k, q in enumerate(queries, start=1):
+                selections.append(select(q.candidates, q.requirements, q.query, chosen, time_limit=time_limit).ids)
+                done(k)
     rows = list(ablation_variants(queries, selections, seed=seed))
     write_jsonl(out, rows)
     output.status(f"wrote {len(rows)} variants of {len(queries)} queries to "
@@ -194,13 +209,18 @@ def ablate_command(
     dump: DumpPath,
     out: Annotated[Path, typer.Option("--out", help="JSONL to write (whole or not at all; -: standard output).",
                                       show_default=False)],
-    method: Annotated[Method, typer.Option(help="Selection method for the full context.")] = Method.OPTIMAL,
+    method: Annotated[Method | None, typer.Option(help="Selection method for the full context "
+                                                       "(default: optimal).", show_default=False)] = None,
     seed: Annotated[int, typer.Option(min=0, help="Seed of the shuffled variant.")] = 0,
     time_limit: Annotated[float, typer.Option(min=0.001, callback=_finite,
                                                help="Seconds per query for the optimizer's whole call (packing, signals, solve, report).")] = 1.0,
+    context: Annotated[AblateContext | None, typer.Option(
+        help="The full context: the dump's own `selected` ids (selected) or a selector's (as --method).",
+        show_default=False)] = None,
     quiet: QuietFlag = False,
     verbose: VerboseFlag = 0,
 ) -> None:
-    """Write the ablation variants (full, none, shuffled, truncated half / quarter, reordered) of
-    each query's selection, for your harness to run and diff."""
-    _run(lambda output: _ablate(dump, out, method, seed, time_limit, output), quiet, verbose)
+    """Write the ablation variants (full, none, shuffled, truncated half / quarter by tokens,
+    reordered) of each query's context — a selector's, or the dump's own `selected` with
+    --context selected — for your harness to run and diff."""
+    _run(lambda output: _ablate(dump, out, method, seed, time_limit, output, context), quiet, verbose)

@@ -1,13 +1,15 @@
-"""``ctxselect inspect``: the quality vector and the gate of each query's context."""
+"""``ctxselect inspect``: the quality vector, the gate, article 000's weighted score and article
+001's relevance of each query's context."""
 
 from __future__ import annotations
 
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
+import typer
 from rich.table import Table
 
 from ctxselect.cli.core import (
@@ -18,16 +20,19 @@ from ctxselect.cli.core import (
     JsonFlag,
     RequirementsFile,
     _console,
+    _finite,
     _run,
     app,
 )
 from ctxselect.cli.output import Output, QuietFlag, VerboseFlag
 from ctxselect.cli.terminal import _data
 from ctxselect.errors import InputError
+from ctxselect.evaluate.relevance import ALERT_THRESHOLD, context_relevance
 from ctxselect.model.io import read_dump
 from ctxselect.model.overrides import RequirementOverrides
 from ctxselect.packing import pack
 from ctxselect.quality.report import QualityReport, report_for
+from ctxselect.quality.score import quality_score
 from ctxselect.quality.vector import METRIC_NAMES
 
 
@@ -46,13 +51,21 @@ def _report_table(query_id: str, report: QualityReport) -> Table:
     for name in METRIC_NAMES:
         mark = f"[red]fails {failed[name]}[/red]" if name in failed else ""
         table.add_row(name, f"{report.metrics[name]:.3f}", mark)
+    table.add_row("quality_score (000)", f"{quality_score(report.metrics):.3f}", "")
     return table
 
 
-def _inspect_dump(dump: Path, as_json: bool, output: Output, overrides: RequirementOverrides) -> int:
+def _relevance_line(rel: dict[str, Any]) -> str:
+    parts = " · ".join(f"{k} {rel[k]:.3f} {rel['bands'][k]}" for k in ("mean", "min", "weighted"))
+    alert = f" — [red]alert: weighted below {rel['threshold']:g}[/red]" if rel["alert"] else ""
+    return f"  relevance (001): {parts}{alert}"
+
+
+def _inspect_dump(dump: Path, as_json: bool, output: Output, overrides: RequirementOverrides,
+                  relevance_alert: float = ALERT_THRESHOLD) -> int:
     console = _console()
     results: list[dict[str, Any]] = []
-    n_failed = n_total = 0
+    n_failed = n_total = n_alerts = 0
     with output.progress("inspect", dumps=[dump]) as done:
         for query in map(overrides.apply, read_dump(dump)):
             n_total += 1
@@ -61,29 +74,47 @@ def _inspect_dump(dump: Path, as_json: bool, output: Output, overrides: Requirem
             order = packed.index_of(query.selected) if query.selected is not None else None
             report = report_for(packed, mask, order)
             n_failed += not report.passed
+            rel = context_relevance(packed.relevance[mask].tolist(), relevance_alert)
+            n_alerts += rel["alert"]
             done(n_total)
             if as_json:
-                results.append({"query_id": query.query_id, **report.to_dict()})
+                results.append({"query_id": query.query_id, **report.to_dict(), "relevance": rel,
+                                "quality_score": quality_score(report.metrics)})
             else:
                 console.print(_report_table(query.query_id, report))
                 for failure in report.failures:
                     console.print(f"  [red]x[/red] {_data(failure.message)}", highlight=False)
+                console.print(_relevance_line(rel), highlight=False)
                 console.print()
     if n_total == 0:
         raise InputError(file=str(dump), message="the dump holds no query")
     if as_json:
         sys.stdout.write(json.dumps({"queries": results, "passed": n_total - n_failed,
-                                     "failed": n_failed}, indent=2) + "\n")
+                                     "failed": n_failed, "relevance_alerts": n_alerts}, indent=2) + "\n")
     else:
         console.print(f"{n_failed} of {n_total} queries failed the gate." if n_failed
                       else "Every query passed the gate.")
+        if n_alerts:
+            console.print(f"{n_alerts} of {n_total} contexts have weighted relevance below {relevance_alert:g} "
+                          "(an alert, not a gate failure: the exit code is the gate's).", highlight=False)
     return EXIT_GATE_FAILED if n_failed else EXIT_OK
 
 
 @app.command("inspect")
-def inspect_command(dump: DumpPath, as_json: JsonFlag = False, requirements: RequirementsFile = None,
-                    budget: BudgetOption = None, quiet: QuietFlag = False, verbose: VerboseFlag = 0) -> None:
+def inspect_command(
+    dump: DumpPath,
+    as_json: JsonFlag = False,
+    requirements: RequirementsFile = None,
+    budget: BudgetOption = None,
+    relevance_alert: Annotated[float, typer.Option(min=0, max=1, callback=_finite,
+                                                   help="Alert when a context's weighted relevance is below this "
+                                                        "(article 001: aim for 0.7+).")] = ALERT_THRESHOLD,
+    quiet: QuietFlag = False,
+    verbose: VerboseFlag = 0,
+) -> None:
     """Score each query's context (its `selected` ids, else all candidates) with the quality
-    vector and the gate. Exit 0 when every query passes, 1 when some fail, 2 on bad input."""
-    _run(lambda output: _inspect_dump(dump, as_json, output, RequirementOverrides.load(requirements, budget)),
-         quiet, verbose)
+    vector, the gate, article 000's weighted score and article 001's relevance (mean, min,
+    weighted, bands, alert). Exit 0 when every query passes the gate, 1 when some fail, 2 on bad
+    input; a relevance alert is reported, not an exit code."""
+    _run(lambda output: _inspect_dump(dump, as_json, output, RequirementOverrides.load(requirements, budget),
+                                      relevance_alert), quiet, verbose)

@@ -2,8 +2,10 @@
 
 :func:`run_bench` selects every query with every method, scores each selection with the shared
 objective and the quality vector, measures latency, and — on queries with ``gold`` — whether the
-gold evidence was selected and where it landed in the window. :func:`summarize` turns the records
-into one summary per method. The command line's ``ctxselect bench`` is a thin layer over both.
+gold evidence was selected and where it landed in the window, and the articles' metrics beside
+them (:mod:`ctxselect.evaluate.bench_metrics`: recall at depth, ranking metrics, density,
+self-consistency, relevance, the weighted score). :func:`summarize` turns the records into one
+summary per method. The command line's ``ctxselect bench`` is a thin layer over both.
 """
 
 from __future__ import annotations
@@ -21,6 +23,10 @@ import numpy as np
 
 from ctxselect._config import TOLERANCE
 from ctxselect.errors import InputError
+from ctxselect.evaluate.bench_metrics import record_extras, summary_extras
+from ctxselect.evaluate.labelled import DEPTHS, check_depths
+from ctxselect.evaluate.paraphrase import Paraphrases, paraphrases_of
+from ctxselect.evaluate.relevance import ALERT_THRESHOLD
 from ctxselect.model import validation as checks
 from ctxselect.model.io import Query
 from ctxselect.model.validation import parse_choice
@@ -29,8 +35,7 @@ from ctxselect.selection.api import select
 from ctxselect.selection.solvers.registry import Method
 
 __all__ = ["QueryRecord", "MethodSummary", "BenchResult", "run_bench", "summarize", "gold_metrics",
-           "with_budget", "summary_table", "to_markdown", "group_value", "summarize_groups", "MISSING",
-           "COMPARABILITY"]
+           "with_budget", "group_value", "summarize_groups", "MISSING"]
 
 TIE_TOLERANCE = TOLERANCE
 
@@ -55,6 +60,10 @@ class QueryRecord:
     stale: int = 0
     conflicts: int = 0
     starved: int = 0
+    labelled: dict[str, Any] | None = None
+    self_consistency: float | None = None
+    relevance: dict[str, Any] = field(default_factory=dict)
+    quality_score: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -75,6 +84,12 @@ class MethodSummary:
     latency_p95: float
     gold_queries: int
     gold: dict[str, float]
+    labelled_queries: int = 0
+    labelled: dict[str, float] = field(default_factory=dict)
+    self_consistency: float | None = None
+    self_consistency_queries: int = 0
+    relevance: dict[str, float] = field(default_factory=dict)
+    quality_score: float = 0.0
 
 
 @dataclass
@@ -177,7 +192,7 @@ def group_value(query: Query, path: str) -> str:
 
 
 def _bench_query(args) -> list[QueryRecord]:
-    query, methods, options, by = args
+    query, methods, options, by, extras = args
     group = {path: group_value(query, path) for path in by}
     records = []
     can_pass = None
@@ -191,7 +206,8 @@ def _bench_query(args) -> list[QueryRecord]:
             tokens=sel.tokens, budget=query.requirements.token_budget, latency=sel.timings["total"],
             gold=gold_metrics(query, sel.ids), group=group, stale=len(sel.report.stale_ids),
             conflicts=sel.report.conflicting_pair_count + sel.report.claim_conflict_count,
-            starved=len(sel.report.starved_sources)))
+            starved=len(sel.report.starved_sources),
+            **record_extras(query, sel.ids, sel.report.metrics, method, options=options, **extras)))
     return [dataclasses.replace(r, can_pass=can_pass) for r in records]
 
 
@@ -205,6 +221,9 @@ def run_bench(
     progress: Callable[[int], None] | None = None,
     select_options: dict | None = None,
     by: Sequence[str] = (),
+    depths: Sequence[int] = DEPTHS,
+    paraphrases: str | Paraphrases = Paraphrases.DUMP,
+    relevance_alert: float = ALERT_THRESHOLD,
 ) -> BenchResult:
     """Select every query with every method and summarise.
 
@@ -225,6 +244,22 @@ def run_bench(
     by : sequence of str
         Dump fields to group by (:func:`group_value`); each record carries its groups and
         :func:`summarize_groups` summarises each group.
+    depths : sequence of int
+        Retrieval depths of the labelled metrics (``recall@k``, ``precision@k``, ``ndcg@k`` ...).
+    paraphrases : {"dump", "builtin", "none"}
+        Where self-consistency takes each query's paraphrases from
+        (:class:`ctxselect.evaluate.paraphrase.Paraphrases`); every paraphrase costs one more
+        selection per method.
+    relevance_alert : float
+        The threshold in [0, 1] under which a selection's weighted relevance raises the alert.
+
+    Each record also carries the articles' metrics and each summary their means
+    (:mod:`ctxselect.evaluate.bench_metrics`).
+
+    Raises
+    ------
+    InputError
+        For a bad argument, or a query's unreadable ``paraphrases`` (naming the query).
     """
     names = [parse_choice(Method, m, "methods").value for m in methods]
     if not names:
@@ -237,7 +272,13 @@ def run_bench(
         checks.number(budget_scale, "budget_scale", low=0.0, low_open=True)
     checks.integer(jobs, "jobs", low=1)
     by = [checks.label(path, "by") for path in by]
-    work = [(with_budget(q, budget, budget_scale), names, dict(select_options or {}), by) for q in queries]
+    depths = check_depths(depths)
+    mode = parse_choice(Paraphrases, paraphrases, "paraphrases")
+    relevance_alert = checks.number(relevance_alert, "relevance_alert", low=0.0, high=1.0)
+    work = []
+    for q in queries:
+        extras = {"depths": depths, "paraphrases": paraphrases_of(q, mode), "relevance_alert": relevance_alert}
+        work.append((with_budget(q, budget, budget_scale), names, dict(select_options or {}), by, extras))
     if not work:
         raise InputError(field="queries", message="no query to bench")
     records: list[QueryRecord] = []
@@ -309,7 +350,7 @@ def summarize(records: list[QueryRecord], methods: list[str], *, queries: int) -
             metrics={k: float(np.mean([r.metrics[k] for r in rs])) for k in METRIC_NAMES},
             tokens=float(np.mean([r.tokens for r in rs])),
             latency_p50=float(np.percentile(latency, 50)), latency_p95=float(np.percentile(latency, 95)),
-            gold_queries=len(golds), gold=gold,
+            gold_queries=len(golds), gold=gold, **summary_extras(rs),
         ))
     return BenchResult(methods=list(methods), records=records, summaries=summaries, can_pass=can_pass,
                        queries=queries)
@@ -325,45 +366,3 @@ def summarize_groups(result: BenchResult, path: str) -> dict[str, BenchResult]:
         queries = len({r.query_id for r in records})
         out[value] = summarize(records, result.methods, queries=queries)
     return out
-
-
-SHORT_HEADERS = {"W/T/L vs greedy": "W/T/L", "gate pass": "gate", "gold recall": "recall",
-                 "distractors": "distract.", "gold mid-third": "mid-third"}
-
-
-def summary_table(result: BenchResult) -> tuple[list[str], list[list[str]], str]:
-    """The per-method summary as (headers, rows of formatted cells, caption), for every renderer."""
-    has_gold = any(s.gold_queries for s in result.summaries)
-    head = ["method", "objective", "vs best", "W/T/L vs greedy", "gate pass", "tokens", "p50 ms", "p95 ms"]
-    if has_gold:
-        head += ["gold recall", "all-gold", "precision", "distractors", "gold mid-third"]
-    rows = []
-    for s in result.summaries:
-        marked = f"{s.objective:.4f}" + ("*" if s.gate_passed < s.queries else "")
-        row = [s.method, marked, f"{s.objective_ratio_to_best:.3f}", f"{s.wins}/{s.ties}/{s.losses}",
-               f"{s.gate_passed}/{s.queries}", f"{s.tokens:,.0f}", f"{s.latency_p50 * 1e3:.1f}",
-               f"{s.latency_p95 * 1e3:.1f}"]
-        if has_gold:
-            g = s.gold
-            row += [f"{g.get('recall', 0):.3f}", f"{g.get('all_gold', 0):.3f}", f"{g.get('precision', 0):.3f}",
-                    f"{g.get('distractors', 0):.2f}", f"{g.get('middle_third', 0):.3f}"]
-        rows.append(row)
-    can = ("" if result.can_pass is None
-           else f", {result.can_pass} of which can meet the gate's enforced conditions (proven by the optimizer)")
-    gold = max((s.gold_queries for s in result.summaries), default=0)
-    return head, rows, (f"{result.queries} queries{can}; gold metrics over {gold} queries with gold. "
-                        f"{COMPARABILITY}")
-
-
-#: How objectives are compared, said under every bench table.
-COMPARABILITY = ("Objectives compare under the same rules: the gate decides first (a selection that passes it "
-                 "beats one that breaks it), then the objective; * marks a mean over selections some of which "
-                 "break the gate; vs best is against the best method that keeps the gate wherever it can.")
-
-
-def to_markdown(result: BenchResult) -> str:
-    """The per-method summary as a markdown table (what ``ctxselect bench --markdown`` prints)."""
-    head, rows, caption = summary_table(result)
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines + ["", caption])

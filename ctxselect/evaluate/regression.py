@@ -34,8 +34,13 @@ __all__ = ["METRICS", "LOWER_IS_BETTER", "Rule", "Delta", "parse_rule", "compare
            "record_values"]
 
 GOLD_METRICS = ("recall", "all_gold", "precision", "distractors", "middle_third")
+#: The articles' metrics of a record (ctxselect.evaluate.bench_metrics): key -> (record field, key in it or None).
+ARTICLE_METRICS = {"quality_score": ("quality_score", None), "relevance_weighted": ("relevance", "weighted"),
+                   "self_consistency": ("self_consistency", None), "density": ("labelled", "density"),
+                   "map": ("labelled", "ap"), "recall@20": ("labelled", "recall@20"),
+                   "recall@50": ("labelled", "recall@50"), "recall@200": ("labelled", "recall@200")}
 #: Every metric a rule can name: per query, from a bench record.
-METRICS = ("objective", "gate_pass", "tokens", "latency", *METRIC_NAMES, *GOLD_METRICS)
+METRICS = ("objective", "gate_pass", "tokens", "latency", *METRIC_NAMES, *GOLD_METRICS, *ARTICLE_METRICS)
 #: Metrics where lower is better (a "drop" is a rise).
 LOWER_IS_BETTER = frozenset({"tokens", "latency", "utilization_risk", "source_starvation", "contradiction_density",
                              "contradiction_density_weighted", "stale_risk", "distractors", "middle_third"})
@@ -57,6 +62,11 @@ def record_values(record: Mapping[str, Any], metric: str) -> float | None:
     if metric in GOLD_METRICS:
         gold = record.get("gold")
         return None if gold is None else float(gold[metric])
+    if metric in ARTICLE_METRICS:  # None in a saved result from before them, or without gold / paraphrases
+        name, key = ARTICLE_METRICS[metric]
+        value = record.get(name)
+        value = value.get(key) if isinstance(value, dict) and key is not None else value
+        return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
     return float(record["metrics"][metric])
 
 

@@ -63,6 +63,14 @@ class QualityReport:
     claim_conflict_count: int = 0
 
     @property
+    def quality_score(self) -> float:
+        """Article 000's weighted score of the metrics (:func:`ctxselect.quality.score.quality_score`,
+        default weights)."""
+        from ctxselect.quality.score import quality_score
+
+        return quality_score(self.metrics)
+
+    @property
     def diagnostics(self) -> dict[str, Any]:
         return {
             "starved_sources": self.starved_sources,

@@ -63,3 +63,30 @@ def test_gen_example_writes_the_packaged_example(tmp_path):
                            (["gen", "--example", "support_desk", str(out), "--queries", "3"], "takes no generator knobs")):
         bad = runner.invoke(app, args)
         assert bad.exit_code == 2 and fragment in bad.stderr and bad.stderr.count("\n") == 1
+
+
+def test_ablate_the_dumps_own_selected_context(tmp_path):
+    lines = open(EXAMPLE).read().splitlines()
+    dump = tmp_path / "selected.jsonl"
+    rows = [json.loads(line) for line in lines]
+    for row in rows:
+        row["selected"] = [c["id"] for c in row["candidates"] if c.get("scope", "public") in
+                           row["requirements"].get("allowed_scopes", ["public"])][:2]
+    dump.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "variants.jsonl"
+    result = runner.invoke(app, ["ablate", str(dump), "--out", str(out), "--context", "selected"])
+    assert result.exit_code == 0, result.output
+    variants = [json.loads(line) for line in out.read_text().splitlines()]
+    full = {v["query_id"]: v["ids"] for v in variants if v["variant"] == "full"}
+    assert full == {r["query_id"]: r["selected"] for r in rows}
+    assert all(v["ids"] and v["context"] for v in variants if v["variant"].startswith("truncated_"))
+    # a selector by --context equals --method
+    by_context, by_method = tmp_path / "c.jsonl", tmp_path / "m.jsonl"
+    assert runner.invoke(app, ["ablate", EXAMPLE, "--out", str(by_context), "--context", "greedy"]).exit_code == 0
+    assert runner.invoke(app, ["ablate", EXAMPLE, "--out", str(by_method), "--method", "greedy"]).exit_code == 0
+    assert by_context.read_text() == by_method.read_text()
+    result = runner.invoke(app, ["ablate", EXAMPLE, "--out", str(tmp_path / "x.jsonl"), "--context", "selected"])
+    assert result.exit_code == 2 and "query 'support-refund-window', field 'selected'" in result.stderr
+    result = runner.invoke(app, ["ablate", str(dump), "--out", str(tmp_path / "y.jsonl"), "--context", "selected",
+                                 "--method", "greedy"])
+    assert result.exit_code == 2 and "field '--method'" in result.stderr

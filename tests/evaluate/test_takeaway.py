@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 import ctxselect
-from ctxselect.evaluate.bench import QueryRecord, run_bench, summarize, summary_table
+from ctxselect.evaluate.bench import QueryRecord, run_bench, summarize
+from ctxselect.evaluate.bench_table import summary_table
 from ctxselect.evaluate.demo import demo_queries
 from ctxselect.evaluate.takeaway import selected_takeaway, takeaway
 

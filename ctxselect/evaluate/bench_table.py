@@ -1,0 +1,50 @@
+"""The bench's summary as a table: headers, cells and caption for every renderer (the terminal's
+rich tables, ``--markdown``), and the rule by which objectives compare."""
+
+from __future__ import annotations
+
+from ctxselect.evaluate.bench import BenchResult
+
+__all__ = ["SHORT_HEADERS", "COMPARABILITY", "summary_table", "to_markdown"]
+
+
+SHORT_HEADERS = {"W/T/L vs greedy": "W/T/L", "gate pass": "gate", "gold recall": "recall",
+                 "distractors": "distract.", "gold mid-third": "mid-third"}
+
+
+def summary_table(result: BenchResult) -> tuple[list[str], list[list[str]], str]:
+    """The per-method summary as (headers, rows of formatted cells, caption), for every renderer."""
+    has_gold = any(s.gold_queries for s in result.summaries)
+    head = ["method", "objective", "vs best", "W/T/L vs greedy", "gate pass", "tokens", "p50 ms", "p95 ms"]
+    if has_gold:
+        head += ["gold recall", "all-gold", "precision", "distractors", "gold mid-third"]
+    rows = []
+    for s in result.summaries:
+        marked = f"{s.objective:.4f}" + ("*" if s.gate_passed < s.queries else "")
+        row = [s.method, marked, f"{s.objective_ratio_to_best:.3f}", f"{s.wins}/{s.ties}/{s.losses}",
+               f"{s.gate_passed}/{s.queries}", f"{s.tokens:,.0f}", f"{s.latency_p50 * 1e3:.1f}",
+               f"{s.latency_p95 * 1e3:.1f}"]
+        if has_gold:
+            g = s.gold
+            row += [f"{g.get('recall', 0):.3f}", f"{g.get('all_gold', 0):.3f}", f"{g.get('precision', 0):.3f}",
+                    f"{g.get('distractors', 0):.2f}", f"{g.get('middle_third', 0):.3f}"]
+        rows.append(row)
+    can = ("" if result.can_pass is None
+           else f", {result.can_pass} of which can meet the gate's enforced conditions (proven by the optimizer)")
+    gold = max((s.gold_queries for s in result.summaries), default=0)
+    return head, rows, (f"{result.queries} queries{can}; gold metrics over {gold} queries with gold. "
+                        f"{COMPARABILITY}")
+
+
+#: How objectives are compared, said under every bench table.
+COMPARABILITY = ("Objectives compare under the same rules: the gate decides first (a selection that passes it "
+                 "beats one that breaks it), then the objective; * marks a mean over selections some of which "
+                 "break the gate; vs best is against the best method that keeps the gate wherever it can.")
+
+
+def to_markdown(result: BenchResult) -> str:
+    """The per-method summary as a markdown table (what ``ctxselect bench --markdown`` prints)."""
+    head, rows, caption = summary_table(result)
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines + ["", caption])
