@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.padding import Padding
 from rich.table import Table
+from rich.text import Text
 
 from ctxselect.cli.core import (
     EXIT_OK,
@@ -24,7 +26,7 @@ from ctxselect.cli.core import (
     app,
 )
 from ctxselect.cli.output import Output, QuietFlag, VerboseFlag
-from ctxselect.cli.terminal import _data
+from ctxselect.cli.terminal import _data, terminal_text
 from ctxselect.errors import InputError
 from ctxselect.model.files import is_stdout
 from ctxselect.model.io import Query, read_dump, write_dump
@@ -32,6 +34,7 @@ from ctxselect.model.overrides import RequirementOverrides
 from ctxselect.quality.vector import METRIC_NAMES
 from ctxselect.selection.api import Selection, select
 from ctxselect.selection.corroboration import OnUnresolved
+from ctxselect.selection.diagnosis import tally
 from ctxselect.selection.solvers.registry import Method, Order
 
 
@@ -140,20 +143,38 @@ def _compare(dump: Path, query_id: str, a: Method, b: Method, time_limit: float,
         return EXIT_OK
     console = _console()
     pos = {side: {cid: k for k, cid in enumerate(s.ids, start=1)} for side, s in sel.items()}
-    table = Table(title=f"{_data(query_id)}: {a.value} (A) vs {b.value} (B)", title_justify="left")
-    for column in ("id", "source", "tokens", "relevance", "A", "B", "left out because"):
-        table.add_column(column, justify="right" if column in ("tokens", "relevance", "A", "B") else "left")
-    for c in sorted(query.candidates, key=lambda c: -c.relevance):
-        in_a, in_b = pos["a"].get(c.id), pos["b"].get(c.id)
-        why_a, why_b = sel["a"].excluded.get(c.id), sel["b"].excluded.get(c.id)
-        if why_a is not None and why_a == why_b:
-            why = [f"both: {why_a}"]
-        else:
-            why = [f"{side}: {text}" for side, text in (("A", why_a), ("B", why_b)) if text is not None]
+    names = {"a": a.value, "b": b.value}
+    console.print(f"[bold]{_data(query_id)}: {a.value} (A) vs {b.value} (B)[/bold]", highlight=False)
+    for side, s in sel.items():
+        verdict = "passes the gate" if s.report.passed else (
+            "FAILS the gate (" + ", ".join(_data(f.metric) for f in s.report.failures) + ")")
+        console.print(f"{side.upper()} {names[side]}: {len(s.ids)} chunks, {s.report.tokens_used} of "
+                      f"{query.requirements.token_budget} tokens, objective {s.objective:.4f}, {verdict}",
+                      highlight=False)
+    by_id = {c.id: c for c in query.candidates}
+
+    def described(cid: str) -> str:
+        c = by_id[cid]
         source = c.source if query.requirements.admits(c.scope) else "(not admitted)"  # the no-echo rule
-        table.add_row(_data(c.id), _data(source), str(c.tokens), f"{c.relevance:.3f}", str(in_a or "-"),
-                      str(in_b or "-"), _data("; ".join(why)))
-    console.print(table)
+        where = ", ".join(f"{side.upper()} #{pos[side][cid]}" for side in ("a", "b") if cid in pos[side])
+        return f"{_data(cid)} ({_data(source)}, {c.tokens} tokens, relevance {c.relevance:.3f}{', ' + where if where else ''})"
+
+    both = [cid for cid in sel["a"].ids if cid in pos["b"]]
+    console.print(f"\nIn both ({len(both)}):", highlight=False)
+    for cid in both:
+        console.print(Padding(Text.from_markup(described(cid)), (0, 0, 0, 2)), highlight=False)
+    for side, other in (("a", "b"), ("b", "a")):
+        only = [cid for cid in sel[side].ids if cid not in pos[other]]
+        console.print(f"\nOnly in {side.upper()}, {names[side]} ({len(only)}):", highlight=False)
+        for cid in only:
+            console.print(Padding(Text.from_markup(described(cid)), (0, 0, 0, 2)), highlight=False)
+            why = sel[other].excluded.get(cid, "")
+            console.print(Padding(Text(f"{other.upper()} left it out: {terminal_text(why)}"), (0, 0, 0, 4)),
+                          highlight=False)
+    neither = [c.id for c in query.candidates if c.id not in pos["a"] and c.id not in pos["b"]]
+    console.print(f"\nLeft out by both ({len(neither)}), by B's reason: "
+                  f"{_data(tally(sel['b'].excluded[cid] for cid in neither)) or 'none'} (--json has every reason).\n",
+                  highlight=False)
     deltas = Table(title="metrics", title_justify="left")
     for column in ("", "A", "B", "B - A"):
         deltas.add_column(column, justify="left" if not column else "right")

@@ -178,7 +178,7 @@ CASES: list[Case] = [
          out=("a\\x1b[5mblink",)),
     # --- terminal injection: compare ---------------------------------------------------------------
     Case("compare: id closing a markup tag",
-         lambda t: ["compare", one_id_dump(t, MARKUP_CLOSE), "--query", "q1"], 0, out=("│ " + MARKUP_CLOSE,)),
+         lambda t: ["compare", one_id_dump(t, MARKUP_CLOSE), "--query", "q1"], 0, out=("  " + MARKUP_CLOSE + " (",)),
     Case("compare: query id with markup in the title",
          lambda t: ["compare", write(t, query_line(qid="[/q]")), "--query", "[/q]"], 0,
          out=("[/q]: greedy (A) vs optimal (B)",)),

@@ -57,7 +57,8 @@ def test_compare():
     query_id = next(ctxselect.read_dump(EXAMPLE)).query_id
     result = runner.invoke(app, ["compare", EXAMPLE, "--query", query_id, "--a", "greedy", "--b", "optimal"])
     assert result.exit_code == 0, result.output
-    assert "both: inadmissible" in result.output and "B - A" in result.output
+    assert "Left out by both (3), by B's reason: stale (1); inadmissible (1); conflicts (1)" in " ".join(
+        result.stdout.split()) and "B - A" in result.output
     data = json.loads(runner.invoke(app, ["compare", EXAMPLE, "--query", query_id, "--json"]).stdout)
     assert data["a"]["method"] == "greedy" and data["b"]["method"] == "optimal"
 
@@ -99,3 +100,23 @@ def test_a_dump_from_standard_input():
     assert strip(piped.stdout) == strip(from_file.stdout)
     bad = runner.invoke(app, ["inspect", "-"], input="{not json\n")
     assert bad.exit_code == 2 and "<stdin>, line 1:" in bad.output
+
+
+def test_compare_shows_what_differs_and_why_within_80_columns():
+    """Issue 17.5: the chunks in both, those only one side holds — each with the other side's
+    reason — and a tally of the rest, every line within 80 columns."""
+    query_id = "support-refund-annual"
+    result = runner.invoke(app, ["compare", EXAMPLE, "--query", query_id], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert max(len(line.rstrip()) for line in lines) <= 80
+    query = next(q for q in ctxselect.read_dump(EXAMPLE) if q.query_id == query_id)
+    a = ctxselect.select(query.candidates, query.requirements, query.query, "greedy")
+    b = ctxselect.select(query.candidates, query.requirements, query.query, "optimal")
+    text = " ".join(result.stdout.split())
+    for cid in set(a.ids) - set(b.ids):
+        assert f"{cid} (" in text and " ".join(f"B left it out: {b.excluded[cid]}".split()) in text
+    for cid in set(b.ids) - set(a.ids):
+        assert " ".join(f"A left it out: {a.excluded[cid]}".split()) in text
+    assert f"In both ({len(set(a.ids) & set(b.ids))})" in text
+    assert ("FAILS the gate" in text) == (not a.report.passed)
