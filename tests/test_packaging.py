@@ -83,7 +83,7 @@ def test_the_sdist_carries_and_runs_its_tests(tmp_path):
         safe = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}  # Python >= 3.10.12
         tar.extractall(tmp_path / "unpacked", **safe)
     for needed in ("tests/conftest.py", "tests/cli/test_parquet_cmd.py", "tests/data/ragscope_vectors.json",
-                   "examples/support_desk.jsonl", "ctxselect/evaluate/data/support_desk.jsonl", "docs/cli.md",
+                   "examples/support_desk.jsonl", "ctxselect/evaluate/data/support_desk.jsonl", "ctxselect/evaluate/data/demo.jsonl", "docs/cli.md",
                    "ctxselect/py.typed", "LICENSE", "MANIFEST.in"):
         assert needed in names, needed
     assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]

@@ -25,7 +25,7 @@ from ctxselect.cli.core import (
 from ctxselect.cli.terminal import _data
 from ctxselect.cli.output import Output, QuietFlag, VerboseFlag
 from ctxselect.evaluate.bench import BenchResult, run_bench, summarize_groups
-from ctxselect.evaluate.bench_table import SHORT_HEADERS, summary_table, to_markdown
+from ctxselect.evaluate.bench_table import LEGEND, SHORT_HEADERS, summary_table, to_markdown
 from ctxselect.errors import InputError
 from ctxselect.evaluate.bench_metrics import extra_markdown, extra_table
 from ctxselect.evaluate.paraphrase import Paraphrases, paraphrases_of
@@ -180,11 +180,12 @@ def _bench(dumps: list[Path], methods: str, budget: int | None, budget_scale: fl
         if wide:  # the one table at its full width: the terminal wraps it, rich never folds it
             head, rows, _ = summary_table(result)
             out.width = max(out.width, _width(head, rows))
-        for table in _bench_tables(result, out, wide):
+        *summary, quality = _bench_tables(result, out, wide)
+        for table in summary:
             out.print(table)
-        out.print("W/T/L: wins, ties and losses on the objective against greedy; gate: selections that pass; "
-                  "recall ... mid-third: over queries with gold (mid-third: share of selected gold in the "
-                  "middle third of the window).", highlight=False)
+        out.print(LEGEND, highlight=False)
+        if wide or all_metrics:  # the first screen keeps to the summary; the quality vector on request
+            out.print(quality)
         if all_metrics:
             out.print(_extra_table(result))
         for path in by:
@@ -238,7 +239,7 @@ def bench_command(
                                                    help="Alert when a selection's weighted relevance is below this "
                                                         "(article 001: aim for 0.7+).")] = ALERT_THRESHOLD,
     all_metrics: Annotated[bool, typer.Option("--all-metrics", help="Also print the articles' metrics table "
-                                              "(recall at depth, gold position, density, precision@k, nDCG@k, MAP, "
+                                              "and the quality metrics' means (recall at depth, gold position, density, precision@k, nDCG@k, MAP, "
                                               "self-consistency, relevance, quality score); --json always has them.")] = False,
     wide: Annotated[bool, typer.Option("--wide", help="One summary table however narrow the terminal "
                                                       "(default: split in two when it does not fit).")] = False,

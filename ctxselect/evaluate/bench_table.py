@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ctxselect.evaluate.bench import BenchResult
 
-__all__ = ["SHORT_HEADERS", "COMPARABILITY", "summary_table", "to_markdown"]
+__all__ = ["SHORT_HEADERS", "COMPARABILITY", "LEGEND", "summary_table", "to_markdown"]
 
 
 SHORT_HEADERS = {"W/T/L vs greedy": "W/T/L", "gate pass": "gate", "gold recall": "recall",
@@ -32,8 +32,7 @@ def summary_table(result: BenchResult) -> tuple[list[str], list[list[str]], str]
     can = ("" if result.can_pass is None
            else f", {result.can_pass} of which can meet the gate's enforced conditions (proven by the optimizer)")
     gold = max((s.gold_queries for s in result.summaries), default=0)
-    return head, rows, (f"{result.queries} queries{can}; gold metrics over {gold} queries with gold. "
-                        f"{COMPARABILITY}")
+    return head, rows, f"{result.queries} queries{can}; gold metrics over {gold} queries with gold."
 
 
 #: How objectives are compared, said under every bench table.
@@ -41,10 +40,19 @@ COMPARABILITY = ("Objectives compare under the same rules: the gate decides firs
                  "beats one that breaks it), then the objective; * marks a mean over selections some of which "
                  "break the gate; vs best is against the best method that keeps the gate wherever it can.")
 
+#: What every column of the summary means, printed under it.
+LEGEND = ("objective: the shared objective F (docs/objective.md), mean over the queries; vs best: its ratio to "
+          "the best method's; W/T/L: wins, ties and losses against greedy; gate: selections that pass the "
+          "quality gate; tokens: mean tokens sent; p50 / p95 ms: latency of select(); recall: share of the gold "
+          "chunks selected; all-gold: share of queries with every gold chunk selected; precision: share of "
+          "the selected chunks that are gold; distract.: selected chunks that are not gold, per query; "
+          "mid-third: share of the selected gold whose centre lies in the middle third of the window (where "
+          "models read worst). " + COMPARABILITY)
+
 
 def to_markdown(result: BenchResult) -> str:
     """The per-method summary as a markdown table (what ``ctxselect bench --markdown`` prints)."""
     head, rows, caption = summary_table(result)
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines + ["", caption])
+    return "\n".join(lines + ["", caption, "", LEGEND])

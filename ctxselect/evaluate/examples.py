@@ -13,7 +13,7 @@ __all__ = ["EXAMPLES", "example_path"]
 
 #: The bundled examples (``ctxselect/evaluate/data/NAME.jsonl``; the repository's
 #: ``examples/NAME.jsonl`` is the same file, a test checks).
-EXAMPLES = ("support_desk",)
+EXAMPLES = ("demo", "support_desk")
 
 
 def example_path(name: str = "support_desk") -> Path:

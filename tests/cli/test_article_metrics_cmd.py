@@ -45,10 +45,11 @@ def test_bench_json_carries_the_articles_metrics():
 def test_bench_tables_stay_concise_unless_asked():
     plain = runner.invoke(app, ["bench", EXAMPLE, "--methods", "greedy"])
     assert plain.exit_code == 0, plain.output
-    assert "quality_score (000)" in plain.output and "relevance alerts" in plain.output
+    assert "quality_score (000)" not in plain.output  # the first screen keeps to the summary (issue 17)
     assert "MAP" not in plain.output and "self-consistency" not in plain.output
     full = runner.invoke(app, ["bench", EXAMPLE, "--methods", "greedy", "--all-metrics"])
     assert full.exit_code == 0, full.output
+    assert "quality_score (000)" in full.output and "relevance alerts" in full.output
     for label in ("recall@20", "recall@200", "gold first window rank", "density", "precision@50", "ndcg@20",
                   "MAP (mean AP)", "self-consistency", "relevance: min"):
         assert label in full.output

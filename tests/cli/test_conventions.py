@@ -258,7 +258,8 @@ def test_the_bench_table_fits_80_columns_with_every_number_whole():
             assert shown in cells, (shown, s["method"])
     wide = runner.invoke(app, ["bench", EXAMPLE, "--wide"], env={"COLUMNS": "80"})
     assert max(len(line) for line in wide.stdout.splitlines()) > 80
-    assert runner.invoke(app, ["bench", EXAMPLE], env={"COLUMNS": "200"}).stdout.count("┏") == 2  # one summary
+    assert runner.invoke(app, ["bench", EXAMPLE], env={"COLUMNS": "200"}).stdout.count("┏") == 1  # one summary
+    assert wide.stdout.count("┏") == 2  # --wide: the summary and the quality metrics
 
 
 def test_a_requirements_file_decides_the_inspect_verdict(tmp_path):

@@ -46,3 +46,16 @@ def test_the_optimizer_passes_where_greedy_fails_on_the_demo():
     greedy = [ctxselect.select(q.candidates, q.requirements, q.query, "greedy") for q in queries]
     assert all(s.report.passed for s in optimal)
     assert sum(s.report.passed for s in greedy) < len(queries)
+
+
+def test_the_demo_ships_in_the_package_for_pip_users(tmp_path):
+    """`ctxselect gen --example demo OUT` writes the same dump as the repository's examples/demo.jsonl."""
+    from typer.testing import CliRunner
+
+    from ctxselect.cli.core import app
+    from ctxselect.evaluate.examples import example_path
+
+    assert example_path("demo").read_bytes() == (EXAMPLES / "demo.jsonl").read_bytes()
+    out = tmp_path / "demo.jsonl"
+    assert CliRunner().invoke(app, ["gen", "--example", "demo", str(out)]).exit_code == 0
+    assert out.read_bytes() == (EXAMPLES / "demo.jsonl").read_bytes()

@@ -53,3 +53,25 @@ def test_check_plot_names_the_extra_and_the_target(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
     with pytest.raises(InputError, match=r"plotting needs matplotlib; expected pip install 'ctxselect\[plot\]'"):
         check_plot(tmp_path / "p.png")
+
+
+def test_the_plot_shows_gate_pass_rates_and_recall_against_latency(tmp_path, monkeypatch):
+    """Issue 17.4: what the picture holds is the bench's numbers — one bar per method at its gate
+    pass rate, one point per method at (latency p50 in ms, gold recall)."""
+    pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+
+    from ctxselect.evaluate.demo import demo_queries
+
+    drawn = []
+    save = Figure.savefig
+    monkeypatch.setattr(Figure, "savefig", lambda self, *a, **k: (drawn.append(self), save(self, *a, **k))[1])
+    result = run_bench(demo_queries(queries=6), ["greedy", "optimal"])
+    plot_bench(result, tmp_path / "bench.png")
+    (fig,) = drawn
+    left, right = fig.axes
+    widths = [bar.get_width() for bar in left.patches]
+    assert widths == pytest.approx([100 * s.gate_passed / s.queries for s in result.summaries])
+    points = right.collections[0].get_offsets()
+    expected = [(s.latency_p50 * 1e3, s.gold["recall"]) for s in result.summaries]
+    assert [float(v) for p in points for v in p] == pytest.approx([v for p in expected for v in p])
