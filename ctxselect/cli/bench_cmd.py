@@ -24,13 +24,13 @@ from ctxselect.cli.core import (
 )
 from ctxselect.cli.terminal import _data
 from ctxselect.cli.output import Output, QuietFlag, VerboseFlag
-from ctxselect.evaluate.bench import BenchResult, run_bench, summarize_groups
+from ctxselect.evaluate.bench import BenchResult, group_value, run_bench, summarize_groups, with_budget
 from ctxselect.evaluate.bench_table import LEGEND, SHORT_HEADERS, summary_table, to_markdown
 from ctxselect.errors import InputError
 from ctxselect.evaluate.bench_metrics import extra_markdown, extra_table
 from ctxselect.evaluate.paraphrase import Paraphrases, paraphrases_of
 from ctxselect.evaluate.plot import check_plot, plot_bench
-from ctxselect.evaluate.regression import Delta, check, compare, load_result, parse_rule
+from ctxselect.evaluate.regression import Delta, check, compare, load_result, pairs, parse_rule
 from ctxselect.evaluate.relevance import ALERT_THRESHOLD
 from ctxselect.evaluate.takeaway import selected_takeaway, takeaway
 from ctxselect.model.files import is_stdout
@@ -47,7 +47,7 @@ def _methods(value: str) -> list[str]:
 
 def _depths(value: str) -> list[int]:
     parts = [p.strip() for p in value.split(",") if p.strip()]
-    if not parts or not all(p.isdigit() and int(p) >= 1 for p in parts):
+    if not parts or not all(p.isascii() and p.isdecimal() and int(p) >= 1 for p in parts):
         raise InputError(field="--depths", expected="comma-separated positive integers (e.g. 20,50,200)", found=value)
     return [int(p) for p in parts]
 
@@ -109,20 +109,10 @@ def _delta_table(deltas: list[Delta], baseline: Path) -> Table:
     for column in ("method", "metric", "queries", "baseline", "new", "change", "95 % CI"):
         table.add_column(column, justify="left" if column in ("method", "metric") else "right")
     for d in deltas:
-        method = d.method if d.method == d.baseline_method else f"{d.method} vs {d.baseline_method}"
+        method = _data(d.method if d.method == d.baseline_method else f"{d.method} vs {d.baseline_method}")
         table.add_row(method, d.metric + (" *" if d.significantly_worse else ""), str(d.queries), f"{d.baseline:.4g}",
                       f"{d.new:.4g}", f"{d.change:+.4g}", f"[{d.low:+.3g}, {d.high:+.3g}]")
     return table
-
-
-def _release_gate(result: BenchResult, baseline: Path | None, fail_under: list[str], max_drop: list[str]):
-    """The comparison with a saved result and the rules it breaks (issue 16's release gate)."""
-    rules = [parse_rule(r, "under") for r in fail_under] + [parse_rule(r, "drop") for r in max_drop]
-    data = result.to_dict()
-    deltas = None
-    if baseline is not None:
-        deltas = compare(data, load_result(baseline))
-    return deltas, check(data, rules, deltas)
 
 
 def _bench(dumps: list[Path], methods: str, budget: int | None, budget_scale: float | None, jobs: int,
@@ -140,41 +130,58 @@ def _bench(dumps: list[Path], methods: str, budget: int | None, budget_scale: fl
             raise InputError(field="--plot", message="the tables go to standard output", expected="a .png file")
         check_plot(plot)  # matplotlib and the target, before the bench runs
     _check_output(plot, dumps, "--plot")
-    for r in fail_under:  # rules checked before any work
-        parse_rule(r, "under")
-    for r in max_drop:
-        parse_rule(r, "drop")
+    rules = [parse_rule(r, "under") for r in fail_under] + [parse_rule(r, "drop") for r in max_drop]
+    for rule in rules:  # every rule, the baseline and its pairing checked before any work
+        if rule.method is not None and rule.method not in names:
+            raise InputError(field="--fail-under" if rule.kind == "under" else "--max-drop",
+                             message=f"{rule} names {rule.method}, which this run does not select with",
+                             expected="a method of --methods")
+    saved = None
     if baseline is not None:
-        load_result(baseline)
-    queries = []
+        saved = load_result(baseline)
+        if not pairs(names, saved["methods"]):
+            raise InputError(file=str(baseline), field="--baseline", message="the baseline holds none of the "
+                             "methods of this run", expected="a bench result of " + ", ".join(names))
+    queries, first_seen = [], {}
     for dump in dumps:
         for q in read_dump(dump):
-            try:  # the dump's paraphrases checked here, where the file is known
+            try:  # the dump's paraphrases and --by fields checked here, where the file is known
                 paraphrases_of(q, paraphrases)
+                for path in by:
+                    group_value(q, path)
             except InputError as err:
                 raise err.located(file=str(dump)) from None
+            if q.query_id in first_seen:
+                raise InputError(file=str(dump), query_id=q.query_id, field="query_id",
+                                 message=f"the query id is also in {first_seen[q.query_id]}",
+                                 expected="query ids unique across the dumps of one bench (records pair by id)")
+            first_seen[q.query_id] = str(dump)
             queries.append(q)
     with output.progress("bench", total=len(queries)) as done:
         result = run_bench(queries, names, budget=budget, budget_scale=budget_scale, jobs=jobs, progress=done,
                            select_options={"time_limit": time_limit, "on_unresolved": on_unresolved.value}, by=by,
                            depths=depth_list, paraphrases=paraphrases, relevance_alert=relevance_alert)
     result.dumps = [str(d) for d in dumps]
-    deltas, broken = _release_gate(result, baseline, list(fail_under), list(max_drop))
+    data = result.to_dict()
+    deltas = None if saved is None else compare(data, saved)
+    broken = check(data, rules, deltas)
     if plot is not None:
         plot_bench(result, plot)
     if as_json:
-        data = result.to_dict()
         if deltas is not None or broken:
             data["release_gate"] = {"baseline": None if baseline is None else str(baseline),
                                     "deltas": [d.to_dict() for d in deltas or []], "broken": broken}
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
     elif markdown:
         sys.stdout.write(to_markdown(result) + "\n")
+        for path in by:
+            for value, part in summarize_groups(result, path).items():
+                sys.stdout.write(f"\n#### {terminal_text(path)} = {terminal_text(value)}\n\n" + to_markdown(part).split("\n\n")[0] + "\n")
         if all_metrics:
             sys.stdout.write("\n" + extra_markdown(result.summaries) + "\n")
     else:
         out = _console()
-        for line in (takeaway(result), selected_takeaway(queries)):
+        for line in (takeaway(result), selected_takeaway([with_budget(q, budget, budget_scale) for q in queries])):
             if line:
                 out.print(_data(line), highlight=False)
         if wide:  # the one table at its full width: the terminal wraps it, rich never folds it

@@ -24,7 +24,7 @@ from rich.console import Console
 from typer.core import TyperGroup
 
 from ctxselect.cli.output import Output
-from ctxselect.cli.terminal import _error_line, terminal_text
+from ctxselect.cli.terminal import _error_line, columns_width, sane_terminal_environment, terminal_text
 from ctxselect.errors import CtxSelectError, InputError
 from ctxselect.model.files import is_stdout, output_target
 from ctxselect.model.parquet import is_parquet, require_pyarrow
@@ -129,13 +129,12 @@ def _console(stderr: bool = False) -> Console:
     console = Console(stderr=stderr, emoji=False)
     if console.is_terminal:
         return console
-    columns = os.environ.get("COLUMNS", "")
-    width = int(columns) if columns.isdigit() and 20 <= int(columns) <= 10_000 else 200
-    return Console(stderr=stderr, width=width, emoji=False)
+    return Console(stderr=stderr, width=columns_width() or 200, emoji=False)
 
 
 def _guarded(work: Callable[[], int]) -> None:
     """Run a command body: library errors become one line on stderr and exit code 2."""
+    sane_terminal_environment()
     try:
         code = work()
     except CtxSelectError as err:

@@ -36,6 +36,8 @@ _COUNT_LIMIT = 1 << 30  # a bar's total is counted for JSONL files up to 1 GiB (
 
 def progress_console() -> Console:
     """The console progress bars draw on (standard error; tests replace it to play a terminal)."""
+    from ctxselect.cli.core import columns_width
+
     return Console(stderr=True)
 
 

@@ -9,6 +9,8 @@ isolates, lone surrogates) shown as its escape (``\\n``, ``\\x1b``, ``\\u202e``)
 
 from __future__ import annotations
 
+import os
+
 from rich.markup import escape
 
 __all__ = ["terminal_text"]
@@ -54,3 +56,22 @@ def _data(value: object) -> str:
 
 def _error_line(message: object) -> str:
     return f"ctxselect: error: {terminal_text(message)}"
+
+
+def columns_width() -> int | None:
+    """``COLUMNS`` as a width when it is a plain number of 20-10,000; 200 when it is set to
+    anything else; None when unset (the terminal's own width)."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isascii() and columns.isdecimal() and 20 <= int(columns) <= 10_000:
+        return int(columns)
+    return 200 if columns else None
+
+
+def sane_terminal_environment() -> None:
+    """Drop a ``COLUMNS`` or ``LINES`` that is no plain number from this process's environment:
+    rich reads them with ``str.isdigit`` and ``int``, and "²" (a digit to ``isdigit``) raised
+    ValueError from every command."""
+    for name in ("COLUMNS", "LINES"):
+        value = os.environ.get(name)
+        if value is not None and not (value.isascii() and value.isdecimal()):
+            del os.environ[name]

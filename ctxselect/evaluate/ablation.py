@@ -8,9 +8,11 @@ last). A user's harness runs its model on each and diffs the outcomes.
 
 Truncation is by tokens: the whole chunks that fit within the limit L (half or a quarter of the
 window's tokens, in window order), then the next chunk cut inside its text to the r = L − used
-tokens left. A chunk of T tokens and W words (:data:`ctxselect.model.tokens.WORD`) keeps
-k = ⌊W·r/T⌋ words (its tokens counted in proportion, ⌊T·k/W⌋, at least 1): cut after the
-last sentence end (``.``, ``!``, ``?`` or ``…`` before whitespace) within those k words when that
+tokens left. A chunk of T tokens and W words keeps k = ⌊W·r/T⌋ words (its tokens counted in
+proportion, ⌊T·k/W⌋, at least 1), a "word" being what the default token counter counts as one
+unit (:data:`ctxselect.model.tokens.TOKEN_UNIT`: a run of letters, or one character of a script
+written without spaces, so Chinese and Japanese chunks are cut too): cut after the last sentence
+end (``.``, ``!``, ``?`` or ``…`` before whitespace, or ``。！？``) within those k words when that
 keeps at least half of them, else after the k-th word. A non-empty window never truncates to nothing: when not
 even one word fits, the first word of the first chunk is kept. The record's ``cut`` names the cut
 chunk (``id``, ``words`` kept of ``of_words``, ``tokens``), null when the limit fell between chunks.
@@ -31,20 +33,20 @@ import numpy as np
 
 from ctxselect.errors import InputError
 from ctxselect.model.io import Query
-from ctxselect.model.tokens import WORD
+from ctxselect.model.tokens import TOKEN_UNIT
 
 __all__ = ["VARIANTS", "ablation_variants", "truncate"]
 
 VARIANTS = ("full", "none", "shuffled", "truncated_half", "truncated_quarter", "reordered")
 
 
-_SENTENCE_END = re.compile(r"[.!?\u2026][\"')\]\u201d\u2019]*(?=\s|$)")
+_SENTENCE_END = re.compile(r"[.!?\u2026][\"')\]\u201d\u2019]*(?=\s|$)|[\u3002\uff01\uff1f]")
 
 
 def _cut_text(text: str, keep_words: int) -> tuple[str, int]:
     """The text cut after its ``keep_words``-th word (or an earlier sentence end keeping at least
     half of them), and the words kept."""
-    ends = [m.end() for m in WORD.finditer(text)]
+    ends = [m.end() for m in TOKEN_UNIT.finditer(text)]
     keep = min(keep_words, len(ends))
     if keep <= 0:
         return "", 0
@@ -94,7 +96,7 @@ def truncate(ids: list[str], texts: dict[str, str], tokens: dict[str, int],
             used += tokens[cid]
             continue
         text, total = texts[cid], tokens[cid]
-        words = len(WORD.findall(text))
+        words = len(TOKEN_UNIT.findall(text))
         keep = int(np.floor(words * (limit - used) / total + 1e-9)) if total > 0 else 0
         if keep < 1 and not out and words:
             keep = 1  # a non-empty window never truncates to nothing

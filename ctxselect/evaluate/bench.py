@@ -178,17 +178,37 @@ def with_budget(query: Query, budget: int | None, budget_scale: float | None) ->
 MISSING = "(missing)"
 
 
+#: Fields of a dump line that hold chunks or id lists, never a group: --by refuses them (a group's
+#: name is printed, and a chunk of a scope the query does not admit must never be).
+_NOT_GROUPS = ("candidates", "gold", "selected", "paraphrases")
+
+
 def group_value(query: Query, path: str) -> str:
-    """The value of the dump field ``path`` of a query, as text, for ``--by``: a top-level key of
-    its line (``query_id``, a key the line carries besides the known ones) or a dotted path into
-    one (``meta.question_type``, ``meta.hops``); :data:`MISSING` when the query has none."""
+    """The value of the dump field ``path`` of a query, as text, for ``--by``: ``query_id``,
+    ``query``, ``requirements.KEY``, a key the line carries besides the known ones, or a dotted
+    path into one (``meta.question_type``, ``meta.hops``); :data:`MISSING` when the query has none.
+
+    Raises
+    ------
+    InputError
+        When the field holds a list or an object (a group is one string, number or boolean), or
+        names chunks (``candidates``, ``gold``, ``selected``, ``paraphrases``).
+    """
     head, _, rest = path.partition(".")
-    value: Any = {"query_id": query.query_id, "query": query.query}.get(head, query.extra.get(head, MISSING))
+    if head in _NOT_GROUPS:
+        raise InputError(field="--by", message=f"{head!r} holds chunks or ids, not a group",
+                         expected="a field holding a string, number or boolean (e.g. meta.question_type)")
+    known = {"query_id": query.query_id, "query": query.query, "requirements": query.requirements.to_dict()}
+    value: Any = known.get(head, query.extra.get(head, MISSING))
     for key in rest.split(".") if rest else []:
         value = value.get(key, MISSING) if isinstance(value, dict) else MISSING
     if value is MISSING or value is None:
         return MISSING
-    return value if isinstance(value, str) else json.dumps(value, sort_keys=True, ensure_ascii=False)
+    if isinstance(value, (dict, list)):
+        raise InputError(query_id=query.query_id, field="--by", message=f"{path!r} holds "
+                         f"{'an object' if isinstance(value, dict) else 'a list'}, not a group",
+                         expected="a field holding a string, number or boolean")
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
 def _bench_query(args) -> list[QueryRecord]:
@@ -276,7 +296,14 @@ def run_bench(
     mode = parse_choice(Paraphrases, paraphrases, "paraphrases")
     relevance_alert = checks.number(relevance_alert, "relevance_alert", low=0.0, high=1.0)
     work = []
+    seen: set[str] = set()
     for q in queries:
+        if q.query_id in seen:  # records, wins and baselines pair by query id
+            raise InputError(query_id=q.query_id, field="query_id", message="the query id appears twice",
+                             expected="query ids unique across the dumps of one bench")
+        seen.add(q.query_id)
+        for path in by:
+            group_value(q, path)  # a field that is no group: refused before any selection
         extras = {"depths": depths, "paraphrases": paraphrases_of(q, mode), "relevance_alert": relevance_alert}
         work.append((with_budget(q, budget, budget_scale), names, dict(select_options or {}), by, extras))
     if not work:

@@ -19,9 +19,10 @@ def summary_table(result: BenchResult) -> tuple[list[str], list[list[str]], str]
     if has_gold:
         head += ["gold recall", "all-gold", "precision", "distractors", "gold mid-third"]
     rows = []
+    against_greedy = "greedy" in result.methods
     for s in result.summaries:
         marked = f"{s.objective:.4f}" + ("*" if s.gate_passed < s.queries else "")
-        row = [s.method, marked, f"{s.objective_ratio_to_best:.3f}", f"{s.wins}/{s.ties}/{s.losses}",
+        row = [s.method, marked, f"{s.objective_ratio_to_best:.3f}", f"{s.wins}/{s.ties}/{s.losses}" if against_greedy else "\u2013",
                f"{s.gate_passed}/{s.queries}", f"{s.tokens:,.0f}", f"{s.latency_p50 * 1e3:.1f}",
                f"{s.latency_p95 * 1e3:.1f}"]
         if has_gold:
@@ -32,7 +33,12 @@ def summary_table(result: BenchResult) -> tuple[list[str], list[list[str]], str]
     can = ("" if result.can_pass is None
            else f", {result.can_pass} of which can meet the gate's enforced conditions (proven by the optimizer)")
     gold = max((s.gold_queries for s in result.summaries), default=0)
-    return head, rows, f"{result.queries} queries{can}; gold metrics over {gold} queries with gold."
+    return head, rows, (f"{_count(result.queries, 'query', 'queries')}{can}; gold metrics over "
+                        f"{_count(gold, 'query', 'queries')} with gold.")
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
 
 
 #: How objectives are compared, said under every bench table.

@@ -30,7 +30,7 @@ import numpy as np
 from ctxselect.errors import InputError
 from ctxselect.quality.vector import METRIC_NAMES
 
-__all__ = ["METRICS", "LOWER_IS_BETTER", "Rule", "Delta", "parse_rule", "compare", "check", "DEFAULT_RULES",
+__all__ = ["pairs", "METRICS", "LOWER_IS_BETTER", "Rule", "Delta", "parse_rule", "compare", "check", "DEFAULT_RULES",
            "record_values"]
 
 GOLD_METRICS = ("recall", "all_gold", "precision", "distractors", "middle_third")
@@ -47,6 +47,8 @@ LOWER_IS_BETTER = frozenset({"tokens", "latency", "utilization_risk", "source_st
 #: The default gate with a baseline and no --max-drop: a significant drop of these.
 DEFAULT_RULES = ("objective", "gate_pass", "recall")
 RESAMPLES = 2000
+#: The default rule needs at least this many paired queries to call a drop significant.
+MIN_SIGNIFICANT = 5
 CONFIDENCE = 0.95
 
 
@@ -97,9 +99,12 @@ def parse_rule(text: str, kind: str) -> Rule:
     if not sep:
         raise InputError(field=option, expected="METRIC=VALUE or METHOD.METRIC=VALUE", found=text)
     method, _, metric = name.strip().rpartition(".")
-    metric = metric.strip()
+    method, metric = method.strip(), metric.strip()
     if metric not in METRICS:
         raise InputError(field=option, message=f"unknown metric {metric!r}", expected="one of " + ", ".join(METRICS))
+    if kind == "under" and metric in LOWER_IS_BETTER:
+        raise InputError(field=option, message=f"{metric} is better lower: a floor on it would fail good runs",
+                         expected=f"--max-drop {metric}=DELTA against a baseline")
     try:
         value = float(number)
     except ValueError:
@@ -136,8 +141,12 @@ class Delta:
 
     @property
     def significantly_worse(self) -> bool:
-        """The whole confidence interval lies on the worse side of zero."""
-        return self.low > 0 if self.metric in LOWER_IS_BETTER else self.high < 0
+        """The whole confidence interval lies on the worse side of zero (beyond rounding), over at
+        least :data:`MIN_SIGNIFICANT` paired queries (with fewer the interval is a point)."""
+        tol = 1e-9 * max(1.0, abs(self.baseline))
+        if self.queries < MIN_SIGNIFICANT:
+            return False
+        return self.low > tol if self.metric in LOWER_IS_BETTER else self.high < -tol
 
     def to_dict(self) -> dict[str, Any]:
         return {"method": self.method, "baseline_method": self.baseline_method, "metric": self.metric,
@@ -145,8 +154,9 @@ class Delta:
                 "ci95": [self.low, self.high], "significantly_worse": self.significantly_worse}
 
 
-def _pairs(new: Mapping[str, Any], baseline: Mapping[str, Any]) -> list[tuple[str, str]]:
-    ours, theirs = list(new.get("methods", [])), list(baseline.get("methods", []))
+def pairs(ours: Sequence[str], theirs: Sequence[str]) -> list[tuple[str, str]]:
+    """(new method, baseline method) pairs: by name, or the two when each run holds one method."""
+    ours, theirs = list(ours), list(theirs)
     if len(ours) == 1 and len(theirs) == 1:
         return [(ours[0], theirs[0])]
     return [(m, m) for m in ours if m in theirs]
@@ -156,7 +166,9 @@ def _bootstrap(diff: np.ndarray, seed: int = 0) -> tuple[float, float]:
     if diff.size == 0:
         return math.nan, math.nan
     rng = np.random.default_rng(seed)
-    means = diff[rng.integers(0, diff.size, size=(RESAMPLES, diff.size))].mean(axis=1)
+    step = max(1, min(RESAMPLES, 2_000_000 // diff.size))  # memory O(step x n), not O(RESAMPLES x n)
+    means = np.concatenate([diff[rng.integers(0, diff.size, size=(min(step, RESAMPLES - k), diff.size))].mean(axis=1)
+                            for k in range(0, RESAMPLES, step)])
     tail = (1 - CONFIDENCE) / 2
     return float(np.quantile(means, tail)), float(np.quantile(means, 1 - tail))
 
@@ -170,14 +182,14 @@ def compare(new: Mapping[str, Any], baseline: Mapping[str, Any], metrics: Sequen
     InputError
         When the results share no method or no query.
     """
-    pairs = _pairs(new, baseline)
-    if not pairs:
+    paired = pairs(new.get("methods", []), baseline.get("methods", []))
+    if not paired:
         raise InputError(field="--baseline", message="the baseline holds none of the methods of this run",
                          expected="a bench result of the same methods, found " + ", ".join(baseline.get("methods", [])))
     index = {(r["method"], r["query_id"]): r for r in baseline.get("records", [])}
     out: list[Delta] = []
     paired_any = False
-    for ours, theirs in pairs:
+    for ours, theirs in paired:
         rows = [(r, index[(theirs, r["query_id"])]) for r in new.get("records", [])
                 if r["method"] == ours and (theirs, r["query_id"]) in index]
         paired_any |= bool(rows)
@@ -223,8 +235,12 @@ def check(new: Mapping[str, Any], rules: Sequence[Rule], deltas: Sequence[Delta]
                 if deltas is None:
                     broken.append(f"{rule}: needs --baseline")
                     continue
-                for d in deltas:
-                    if d.method == method and d.metric == rule.metric and d.worse_by > rule.value:
+                matching = [d for d in deltas if d.method == method and d.metric == rule.metric]
+                if not matching:
+                    broken.append(f"{rule}: the baseline has no paired value of {rule.metric} for {method} "
+                                  "(another method, an older result, or no query with gold)")
+                for d in matching:
+                    if d.worse_by > rule.value:
                         broken.append(f"{rule}: {method} {rule.metric} {d.baseline:.4g} -> {d.new:.4g} "
                                       f"(worse by {d.worse_by:.4g} on {d.queries} queries; 95 % CI of the change "
                                       f"[{d.low:.4g}, {d.high:.4g}])")
@@ -268,6 +284,19 @@ def load_result(path) -> dict[str, Any]:
     if not isinstance(data, dict) or not isinstance(data.get("methods"), list) or not isinstance(data.get("records"), list):
         raise InputError(file=str(path), field="--baseline", expected="an object with methods and records "
                          "(ctxselect bench --json)", found=data, has_found=True)
+    from ctxselect.model.validation import parse_choice
+    from ctxselect.selection.solvers.registry import Method
+
+    methods = []
+    for k, name in enumerate(data["methods"]):
+        if not isinstance(name, str):
+            raise InputError(file=str(path), field=f"methods[{k}]", expected="a method name", found=name,
+                             has_found=True)
+        try:
+            methods.append(parse_choice(Method, name, f"methods[{k}]").value)
+        except InputError as err:
+            raise err.located(file=str(path)) from None
+    data["methods"] = methods
     for k, record in enumerate(data["records"]):
         if not isinstance(record, dict):
             raise InputError(file=str(path), field=f"records[{k}]", expected="an object", found=record, has_found=True)
@@ -277,6 +306,9 @@ def load_result(path) -> dict[str, Any]:
                     isinstance(value, float) and not math.isfinite(value)):
                 raise InputError(file=str(path), field=f"records[{k}].{key}", expected=f"a {key} value",
                                  found=value, has_found=True)
+        if record["method"] not in methods:
+            raise InputError(file=str(path), field=f"records[{k}].method", expected="one of the result's methods",
+                             found=record["method"])
         gold = record.get("gold")
         if gold is not None and not (isinstance(gold, dict) and all(
                 isinstance(gold.get(g), (int, float)) and not isinstance(gold.get(g), bool) for g in GOLD_METRICS)):
@@ -285,4 +317,9 @@ def load_result(path) -> dict[str, Any]:
         if not all(isinstance(record["metrics"].get(m), (int, float)) for m in METRIC_NAMES):
             raise InputError(file=str(path), field=f"records[{k}].metrics", expected="the quality metrics",
                              found=record["metrics"], has_found=True)
+        for metric in METRICS:  # every value a rule can read: a finite number (NaN would pass every rule)
+            value = record_values(record, metric)
+            if value is not None and not math.isfinite(value):
+                raise InputError(file=str(path), field=f"records[{k}] {metric}", expected="a finite number",
+                                 found=value)
     return data

@@ -84,7 +84,7 @@ from typing import Any, Callable, Iterable, Sequence
 from ctxselect.errors import InputError
 
 __all__ = ["TokenCounter", "TokenizerCounter", "default_token_counter", "set_token_counter", "get_token_counter",
-           "resolve_token_counter", "batch_counted", "WORD", "WORD_CHARACTERS", "LETTERS", "PER_CHARACTER"]
+           "resolve_token_counter", "batch_counted", "WORD", "TOKEN_UNIT", "WORD_CHARACTERS", "LETTERS", "PER_CHARACTER"]
 
 TokenCounter = Callable[[str], int]
 
@@ -103,6 +103,9 @@ PER_CHARACTER = ("\u0E00-\u0FFF\u1000-\u109F\u1100-\u11FF\u1780-\u17FF\u3000-\u3
                  "\u3400-\u4DBF\u4E00-\u9FFF\uA960-\uA97F\uAC00-\uD7AF\uF900-\uFAFF\uFF00-\uFFEF"
                  "\U00020000-\U0003FFFF")
 _PER_CHARACTER = re.compile(f"[{PER_CHARACTER}]")
+#: What the default counter counts as one unit: a character of :data:`PER_CHARACTER`, or a run of
+#: :data:`WORD` characters outside it (cutting a text by these units cuts it as the count goes).
+TOKEN_UNIT = re.compile(f"[{PER_CHARACTER}]|(?:(?![{PER_CHARACTER}])[{WORD_CHARACTERS}])+")
 _EXPECTED = ("a callable text -> int, an object with encode (a tokenizer), or 'tiktoken:<encoding>' / "
              "'bpe-openai:<encoding>'")
 

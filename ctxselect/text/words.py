@@ -62,7 +62,7 @@ def number_value(token: str) -> float:
     """
     if "," in token:
         head, *groups = token.split(",")
-        if groups and all(len(g) == 3 and g.isdigit() for g in groups[:-1]) and (
+        if groups and all(len(g) == 3 and g.isdecimal() for g in groups[:-1]) and (
                 len(groups[-1]) == 3 or "." in groups[-1] and len(groups[-1].split(".")[0]) == 3):
             return float(head + "".join(groups))
         if len(groups) == 1 and "." not in token:

@@ -54,3 +54,45 @@ def test_by_groups_every_table_with_counts(generated):
     assert sum(g["queries"] for g in data["groups"]["query_id"].values()) == len(queries)
     done = runner.invoke(app, ["bench", str(generated), "--methods", "greedy", "--by", "query_id"])
     assert done.exit_code == 0 and all(f"query_id = {q.query_id}" in done.stdout for q in queries)
+
+
+def test_review_findings_are_one_line_errors_before_any_work(generated, tmp_path):
+    """Query ids repeated across dumps (records pair by id), --by on a field holding chunks or a
+    list, a rule naming a method the run lacks, a baseline of other methods, a non-decimal digit:
+    each one located line, exit 2."""
+    import re
+
+    other = tmp_path / "again.jsonl"
+    other.write_bytes(generated.read_bytes())
+    dump = str(generated)
+    base = tmp_path / "base.json"
+    base.write_text(runner.invoke(app, ["bench", dump, "--methods", "topk", "--json"]).stdout)
+    cases = [
+        (["bench", dump, str(other), "--methods", "greedy"], "the query id is also in"),
+        (["bench", dump, "--methods", "greedy", "--by", "candidates"], "holds chunks or ids"),
+        (["bench", dump, "--methods", "greedy", "--by", "requirements.required_sources"], "not a group"),
+        (["bench", dump, "--methods", "greedy", "--fail-under", "optimal.recall=0.5"], "names optimal"),
+        (["bench", dump, "--methods", "greedy,optimal", "--baseline", str(base)], "none of the methods"),
+        (["bench", dump, "--methods", "greedy", "--depths", "\u00b2"], "field '--depths'"),
+    ]
+    for args, fragment in cases:
+        done = runner.invoke(app, args)
+        assert done.exit_code == 2, (args, done.output)
+        assert fragment in done.stderr and done.stderr.count("\n") == 1, (args, done.stderr)
+    assert re.search(r"again\.jsonl.*query '\S+', field 'query_id'", runner.invoke(app, cases[0][0]).stderr)
+    ok = runner.invoke(app, ["bench", dump, "--methods", "greedy", "--by", "requirements.token_budget"])
+    assert ok.exit_code == 0 and "requirements.token_budget = " in ok.stdout
+    wide = runner.invoke(app, ["inspect", dump], env={"COLUMNS": "\u00b2", "LINES": "x"})
+    assert wide.exit_code in (0, 1) and "Traceback" not in wide.output
+
+
+def test_a_baseline_method_name_is_never_markup(generated, tmp_path):
+    done = runner.invoke(app, ["bench", str(generated), "--methods", "greedy", "--json"])
+    data = json.loads(done.stdout)
+    data["methods"] = ["[/bold]x"]
+    for record in data["records"]:
+        record["method"] = "[/bold]x"
+    path = tmp_path / "base.json"
+    path.write_text(json.dumps(data))
+    result = runner.invoke(app, ["bench", str(generated), "--methods", "greedy", "--baseline", str(path)])
+    assert result.exit_code == 2 and "methods[0]" in result.stderr and result.stderr.count("\n") == 1

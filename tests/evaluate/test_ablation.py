@@ -51,3 +51,18 @@ def test_truncation_by_tokens_cuts_inside_a_chunk():
         {"id": "a", "source": "s", "tokens": 900, "relevance": 0.5, "text": "Supercalifragilistic"}]})
     quarter = next(r for r in ctxselect.ablation_variants([big], [["a"]]) if r["variant"] == "truncated_quarter")
     assert quarter["context"] == ["Supercalifragilistic"] and quarter["ids"] == ["a"]
+
+
+def test_truncation_cuts_scripts_without_spaces_as_the_counter_counts_them():
+    """A Chinese chunk is cut by characters (the default counter's units), at a sentence end
+    (。) when one keeps half the quarter: the quarter is no longer the whole chunk."""
+    from ctxselect.evaluate.ablation import truncate
+    from ctxselect.model.tokens import default_token_counter
+
+    text = "退款政策规定年度计划在购买后三十天内可以全额退款。之后未使用的月份将记入账户余额。"
+    total = default_token_counter(text)
+    ids, context, cut = truncate(["a"], {"a": text}, {"a": total}, total / 4)
+    assert ids == ["a"] and len(context[0]) < len(text) / 3
+    assert cut["tokens"] <= total / 4 and cut["words"] == len(context[0])
+    half = truncate(["a"], {"a": text}, {"a": total}, 30)[1][0]  # 30 units: the first sentence (25) ends within
+    assert half.endswith("。") and len(half) < len(text)

@@ -50,7 +50,7 @@ def test_gold_metrics_pair_only_queries_with_gold_and_lower_is_better_is_respect
     new = _result("optimal", [1, 1, 1], recalls=[0.0, 0.0, None])
     deltas = {d.metric: d for d in rg.compare(new, base)}
     assert deltas["recall"].queries == 2 and deltas["recall"].worse_by == pytest.approx(0.75)
-    tokens = rg.Delta("m", "m", "tokens", 3, 100.0, 120.0, 20.0, 10.0, 30.0)
+    tokens = rg.Delta("m", "m", "tokens", 5, 100.0, 120.0, 20.0, 10.0, 30.0)
     assert tokens.worse_by == 20.0 and tokens.significantly_worse  # more tokens is worse
     assert rg.Delta("m", "m", "recall", 3, 0.5, 0.7, 0.2, 0.1, 0.3).worse_by == pytest.approx(-0.2)
 
@@ -110,5 +110,59 @@ def test_group_values_read_dotted_paths():
     q = Query.from_dict({"query_id": "a", "requirements": {"token_budget": 5}, "candidates": [],
                          "meta": {"hops": 2, "type": "comparison", "deep": {"x": [1, 2]}}})
     assert group_value(q, "meta.hops") == "2" and group_value(q, "meta.type") == "comparison"
-    assert group_value(q, "meta.deep.x") == "[1, 2]" and group_value(q, "meta.deep.y") == MISSING
+    assert group_value(q, "meta.deep.y") == MISSING
+    for path in ("meta.deep.x", "meta.deep", "candidates", "gold"):  # lists, objects, chunks: no group
+        with pytest.raises(ctxselect.InputError, match="field '--by'"):
+            group_value(q, path)
+    assert group_value(q, "requirements.token_budget") == "5"
     assert group_value(q, "query_id") == "a" and group_value(q, "other") == MISSING
+
+
+def test_the_bootstrap_in_chunks_of_a_large_run_is_a_bootstrap():
+    """Memory O(chunk x n): 5,000 paired queries resample in chunks; the interval is reproducible
+    and matches the normal approximation of the mean's 95 % interval to within a few percent."""
+    rng = np.random.default_rng(3)
+    diff = rng.normal(loc=0.2, size=5000)
+    low, high = rg._bootstrap(diff)
+    assert (low, high) == rg._bootstrap(diff)
+    half = 1.96 * diff.std(ddof=1) / np.sqrt(diff.size)
+    assert low < diff.mean() < high
+    assert (high - low) / 2 == pytest.approx(half, rel=0.08)
+    assert (low + high) / 2 == pytest.approx(diff.mean(), abs=0.1 * half)
+
+
+def test_too_few_queries_or_rounding_is_never_a_significant_drop():
+    one = rg.Delta("m", "m", "recall", 1, 1.0, 0.5, -0.5, -0.5, -0.5)
+    assert not one.significantly_worse  # one paired query: the interval is a point
+    rounding = rg.Delta("m", "m", "objective", 50, 2.0, 2.0 - 1e-12, -1e-12, -1e-12, -1e-12)
+    assert not rounding.significantly_worse
+
+
+def test_a_drop_rule_with_nothing_to_compare_breaks_and_a_floor_on_a_lower_is_better_metric_is_refused():
+    base = _result("greedy", [1.0] * 6)
+    new = {"methods": ["greedy", "optimal"], "records": base["records"] + _result("optimal", [1.0] * 6)["records"]}
+    broken = rg.check(new, [rg.parse_rule("optimal.objective=0", "drop")], rg.compare(new, base))
+    assert broken and "no paired value of objective for optimal" in broken[0]
+    with pytest.raises(ctxselect.InputError, match="better lower"):
+        rg.parse_rule("tokens=100", "under")
+    assert rg.parse_rule(" optimal . recall = 0.5", "under") == rg.Rule("under", "recall", 0.5, "optimal")
+
+
+@pytest.mark.parametrize("edit, field", [
+    (lambda d: d["methods"].__setitem__(0, 1), "methods[0]"),
+    (lambda d: d["methods"].__setitem__(0, {"a": 1}), "methods[0]"),
+    (lambda d: d["methods"].__setitem__(0, "[/bold]x"), "methods[0]"),
+    (lambda d: d["records"][0].__setitem__("method", "topk"), "records[0].method"),
+    (lambda d: d["records"][0]["gold"].__setitem__("recall", float("nan")), "records[0] recall"),
+    (lambda d: d["records"][0]["metrics"].__setitem__("freshness", float("inf")), "records[0] freshness"),
+])
+def test_a_hostile_baseline_is_refused_with_a_located_line(tmp_path, edit, field):
+    import json
+
+    data = _result("greedy", [1.0, 2.0], recalls=[1.0, 0.5])
+    edit(data)
+    path = tmp_path / "base.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(ctxselect.InputError) as err:
+        rg.load_result(path)
+    assert field in str(err.value) and "\n" not in str(err.value)

@@ -26,7 +26,7 @@ __all__ = ["detect_contradictions", "merge_contradictions", "version_rank", "ver
 
 
 def _natural_key(version: str):
-    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.findall(r"\d+|[^\d.\-_ ]+", version.lower()))
+    return tuple((0, int(p), "") if p.isdecimal() else (1, 0, p) for p in re.findall(r"\d+|[^\d.\-_ ]+", version.lower()))
 
 
 def version_rank(packed: PackedCandidates) -> np.ndarray:

@@ -31,3 +31,16 @@ def test_contradiction_merge_matches_a_dict_merge(n, raw_parts):
     assert list(zip(merged.i.tolist(), merged.j.tolist())) == sorted(expected)
     assert merged.kind.dtype == np.uint8 and merged.i.dtype == np.int64
 
+
+
+def test_versions_with_digits_that_are_not_decimal_order_without_a_traceback():
+    """'²' is a digit to str.isdigit but no decimal: a version holding it is a name part, not a
+    number (int('²') raised ValueError through select())."""
+    import ctxselect
+
+    chunks = [{"id": "a", "source": "s", "tokens": 5, "relevance": 0.5, "doc_id": "d", "version": "v²"},
+              {"id": "b", "source": "s", "tokens": 5, "relevance": 0.4, "doc_id": "d", "version": "v٣"},
+              {"id": "c", "source": "s", "tokens": 5, "relevance": 0.3, "doc_id": "d", "version": "v2"}]
+    selection = ctxselect.select(chunks, {"token_budget": 15})
+    assert len(selection.ids) == 1  # one version of the document, the others superseded
+    assert set(selection.excluded) == {"a", "b", "c"} - set(selection.ids)
