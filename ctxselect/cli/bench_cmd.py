@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
@@ -30,6 +31,7 @@ from ctxselect.cli.core import (
     terminal_text,
 )
 from ctxselect.cli.terminal import _data
+from ctxselect.errors import InputError
 from ctxselect.evaluate.bench import (
     SHORT_HEADERS,
     BenchResult,
@@ -45,6 +47,32 @@ from ctxselect.model.validation import parse_choice
 from ctxselect.quality.vector import METRIC_NAMES
 from ctxselect.selection.corroboration import OnUnresolved
 from ctxselect.selection.solvers.registry import Method
+
+
+class Engine(str, Enum):
+    """Where ``bench`` runs: this machine's processes (``--jobs``) or a Dask cluster."""
+
+    LOCAL = "local"
+    DASK = "dask"
+
+
+def _bench_dask(dumps, names, budget, budget_scale, jobs, options, by, scheduler, workers, quiet) -> BenchResult:
+    """The bench on Dask (ctxselect.evaluate.distributed): partitions read by the workers."""
+    if jobs != 1:
+        raise InputError(field="--jobs", message="--jobs sets the local engine's processes",
+                         expected="--workers N (a local cluster) or --scheduler ADDRESS with --engine dask")
+    if scheduler is not None and workers is not None:
+        raise InputError(field="--workers", message="the cluster at --scheduler has its own workers",
+                         expected="--workers or --scheduler, not both")
+    from ctxselect.evaluate.distributed import run_bench_dask
+
+    console = Console(stderr=True)
+    with Progress(TextColumn("bench (dask)"), BarColumn(), TextColumn("{task.fields[queries]} queries"),
+                  TimeElapsedColumn(), console=console, disable=quiet or not console.is_terminal) as bar:
+        task = bar.add_task("bench", total=None, queries=0)
+        return run_bench_dask(dumps, names, budget=budget, budget_scale=budget_scale, select_options=options,
+                              by=by, scheduler=scheduler, workers=workers,
+                              progress=lambda done, total, n: bar.update(task, completed=done, total=total, queries=n))
 
 
 def _methods(value: str) -> list[str]:
@@ -92,7 +120,8 @@ def _release_gate(result: BenchResult, baseline: Path | None, fail_under: list[s
 def _bench(dumps: list[Path], methods: str, budget: int | None, budget_scale: float | None, jobs: int,
            time_limit: float, as_json: bool, plot: Path | None, markdown: bool,
            on_unresolved: OnUnresolved = OnUnresolved.DROP_BOTH, baseline: Path | None = None,
-           fail_under: list[str] = (), max_drop: list[str] = (), by: list[str] = ()) -> int:
+           fail_under: list[str] = (), max_drop: list[str] = (), by: list[str] = (),
+           engine: Engine = Engine.LOCAL, scheduler: str | None = None, workers: int | None = None) -> int:
     names = _methods(methods)
     _check_output(plot, dumps, "--plot")
     for r in fail_under:  # rules checked before any work
@@ -101,14 +130,20 @@ def _bench(dumps: list[Path], methods: str, budget: int | None, budget_scale: fl
         parse_rule(r, "drop")
     if baseline is not None:
         load_result(baseline)
-    queries = [q for dump in dumps for q in read_dump(dump)]
-    console = Console(stderr=True)
-    with Progress(TextColumn("bench"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=console, disable=as_json or not console.is_terminal) as bar:
-        task = bar.add_task("bench", total=len(queries))
-        result = run_bench(queries, names, budget=budget, budget_scale=budget_scale, jobs=jobs,
-                           progress=lambda k: bar.update(task, completed=k),
-                           select_options={"time_limit": time_limit, "on_unresolved": on_unresolved.value}, by=by)
+    options = {"time_limit": time_limit, "on_unresolved": on_unresolved.value}
+    if engine is Engine.DASK:
+        result = _bench_dask(dumps, names, budget, budget_scale, jobs, options, by, scheduler, workers, as_json)
+    elif scheduler is not None or workers is not None:
+        raise InputError(field="--scheduler" if scheduler is not None else "--workers",
+                         message="this option is for --engine dask", expected="--engine dask, or no such option")
+    else:
+        queries = [q for dump in dumps for q in read_dump(dump)]
+        console = Console(stderr=True)
+        with Progress(TextColumn("bench"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                      console=console, disable=as_json or not console.is_terminal) as bar:
+            task = bar.add_task("bench", total=len(queries))
+            result = run_bench(queries, names, budget=budget, budget_scale=budget_scale, jobs=jobs,
+                               progress=lambda k: bar.update(task, completed=k), select_options=options, by=by)
     result.dumps = [str(d) for d in dumps]
     deltas, broken = _release_gate(result, baseline, list(fail_under), list(max_drop))
     if plot is not None:
@@ -168,10 +203,19 @@ def bench_command(
              "--baseline (repeatable).")] = None,
     by: Annotated[list[str] | None, typer.Option(
         help="Group every table by this dump field (e.g. meta.question_type; repeatable).")] = None,
+    engine: Annotated[Engine, typer.Option(
+        help="local: this process (or --jobs processes); dask: Dask distributed workers read the dumps in "
+             "partitions (the dask extra; docs/dask.md).")] = Engine.LOCAL,
+    scheduler: Annotated[str | None, typer.Option(
+        help="With --engine dask: a running scheduler's address (default: a local cluster).", show_default=False)] = None,
+    workers: Annotated[int | None, typer.Option(
+        min=1, help="With --engine dask: worker processes of the local cluster (one thread each; default: the CPU "
+                    "count).", show_default=False)] = None,
 ) -> None:
     """Replay dumps through the selectors and compare them side by side.
 
     Exit 0, or 1 when a release-gate rule (--fail-under, --max-drop, or --baseline's default) is
     broken, naming each; 2 on bad input."""
     _guarded(lambda: _bench(dumps, methods, budget, budget_scale, jobs, time_limit, as_json, plot, markdown,
-                            on_unresolved, baseline, fail_under or [], max_drop or [], by or []))
+                            on_unresolved, baseline, fail_under or [], max_drop or [], by or [], engine, scheduler,
+                            workers))
