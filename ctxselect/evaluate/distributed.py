@@ -113,10 +113,12 @@ def local_cluster(workers: int):
     """A LocalCluster of ``workers`` worker processes with one thread each and no dashboard.
 
     Processes, not threads: a selection is mostly Python holding the GIL, so threads of one
-    process would not run in parallel."""
+    process would not run in parallel. The scheduler's HTTP routes (health, metrics) listen on any
+    free port, not 8787, so two clusters on one machine do not collide."""
     distributed = _dask()
-    return distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                    dashboard_address=None, silence_logs=logging.ERROR)
+    return distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                                    scheduler_kwargs={"dashboard_address": ":0"},  # its HTTP routes: any free port
+                                    silence_logs=logging.ERROR)
 
 
 class _Merger:
