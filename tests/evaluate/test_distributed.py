@@ -175,8 +175,10 @@ def test_the_cluster_gives_the_local_records(cluster, generated):
 
     seen = []
     small = run_bench_dask([generated, EXAMPLE], METHODS, scheduler=cluster.scheduler_address, partition_bytes=3000,
-                           progress=lambda done, total, n: seen.append((done, total, n)))
-    assert _strip(small.records) == _strip(local([generated, EXAMPLE]).records)
+                           budget_scale=0.5, by=["query_id"], progress=lambda done, total, n: seen.append((done, total, n)))
+    want = local([generated, EXAMPLE], budget_scale=0.5, by=["query_id"])
+    assert _strip(small.records) == _strip(want.records)
+    assert small.records[0].group == {"query_id": small.records[0].query_id}
     assert len(seen) > 4 and seen[-1][0] == seen[-1][1] and seen[-1][2] == 9  # several partitions, all done
 
 
