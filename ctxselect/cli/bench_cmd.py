@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import sys
+from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from ctxselect.cli.core import (
@@ -39,6 +41,34 @@ from ctxselect.model.validation import parse_choice
 from ctxselect.quality.vector import METRIC_NAMES
 from ctxselect.selection.corroboration import OnUnresolved
 from ctxselect.selection.solvers.registry import Method
+
+
+class Engine(str, Enum):
+    """Where ``bench`` runs: this machine's processes (``--jobs``) or a Dask cluster."""
+
+    LOCAL = "local"
+    DASK = "dask"
+
+
+def _bench_dask(dumps, names, budget, budget_scale, jobs, options, by, scheduler, workers, quiet, depths,
+                paraphrases, relevance_alert) -> BenchResult:
+    """The bench on Dask (ctxselect.evaluate.distributed): partitions read by the workers."""
+    if jobs != 1:
+        raise InputError(field="--jobs", message="--jobs sets the local engine's processes",
+                         expected="--workers N (a local cluster) or --scheduler ADDRESS with --engine dask")
+    if scheduler is not None and workers is not None:
+        raise InputError(field="--workers", message="the cluster at --scheduler has its own workers",
+                         expected="--workers or --scheduler, not both")
+    from ctxselect.evaluate.distributed import run_bench_dask
+
+    console = Console(stderr=True)
+    with Progress(TextColumn("bench (dask)"), BarColumn(), TextColumn("{task.fields[queries]} queries"),
+                  TimeElapsedColumn(), console=console, disable=quiet or not console.is_terminal) as bar:
+        task = bar.add_task("bench", total=None, queries=0)
+        return run_bench_dask(dumps, names, budget=budget, budget_scale=budget_scale, select_options=options,
+                              by=by, scheduler=scheduler, workers=workers, depths=depths, paraphrases=paraphrases,
+                              relevance_alert=relevance_alert,
+                              progress=lambda done, total, n: bar.update(task, completed=done, total=total, queries=n))
 
 
 def _methods(value: str) -> list[str]:
@@ -121,7 +151,8 @@ def _bench(dumps: list[Path], methods: str, budget: int | None, budget_scale: fl
            output: Output | None = None, baseline: Path | None = None,
            fail_under: list[str] = (), max_drop: list[str] = (), by: list[str] = (), depths: str = "20,50,200",
            paraphrases: Paraphrases = Paraphrases.DUMP, relevance_alert: float = ALERT_THRESHOLD,
-           all_metrics: bool = False) -> int:
+           all_metrics: bool = False, engine: Engine = Engine.LOCAL, scheduler: str | None = None,
+           workers: int | None = None) -> int:
     output = output or Output()
     names = _methods(methods)
     depth_list = _depths(depths)
@@ -142,25 +173,34 @@ def _bench(dumps: list[Path], methods: str, budget: int | None, budget_scale: fl
         if not pairs(names, saved["methods"]):
             raise InputError(file=str(baseline), field="--baseline", message="the baseline holds none of the "
                              "methods of this run", expected="a bench result of " + ", ".join(names))
-    queries, first_seen = [], {}
-    for dump in dumps:
-        for q in read_dump(dump):
-            try:  # the dump's paraphrases and --by fields checked here, where the file is known
-                paraphrases_of(q, paraphrases)
-                for path in by:
-                    group_value(q, path)
-            except InputError as err:
-                raise err.located(file=str(dump)) from None
-            if q.query_id in first_seen:
-                raise InputError(file=str(dump), query_id=q.query_id, field="query_id",
-                                 message=f"the query id is also in {first_seen[q.query_id]}",
-                                 expected="query ids unique across the dumps of one bench (records pair by id)")
-            first_seen[q.query_id] = str(dump)
-            queries.append(q)
-    with output.progress("bench", total=len(queries)) as done:
-        result = run_bench(queries, names, budget=budget, budget_scale=budget_scale, jobs=jobs, progress=done,
-                           select_options={"time_limit": time_limit, "on_unresolved": on_unresolved.value}, by=by,
-                           depths=depth_list, paraphrases=paraphrases, relevance_alert=relevance_alert)
+    options = {"time_limit": time_limit, "on_unresolved": on_unresolved.value}
+    queries = None  # the local run holds them (the selected takeaway reads them); Dask's workers do
+    if engine is Engine.DASK:
+        result = _bench_dask(dumps, names, budget, budget_scale, jobs, options, by, scheduler, workers,
+                             as_json or output.quiet, depth_list, paraphrases, relevance_alert)
+    elif scheduler is not None or workers is not None:
+        raise InputError(field="--scheduler" if scheduler is not None else "--workers",
+                         message="this option is for --engine dask", expected="--engine dask, or no such option")
+    else:
+        queries, first_seen = [], {}
+        for dump in dumps:
+            for q in read_dump(dump):
+                try:  # the dump's paraphrases and --by fields checked here, where the file is known
+                    paraphrases_of(q, paraphrases)
+                    for path in by:
+                        group_value(q, path)
+                except InputError as err:
+                    raise err.located(file=str(dump)) from None
+                if q.query_id in first_seen:
+                    raise InputError(file=str(dump), query_id=q.query_id, field="query_id",
+                                     message=f"the query id is also in {first_seen[q.query_id]}",
+                                     expected="query ids unique across the dumps of one bench (records pair by id)")
+                first_seen[q.query_id] = str(dump)
+                queries.append(q)
+        with output.progress("bench", total=len(queries)) as done:
+            result = run_bench(queries, names, budget=budget, budget_scale=budget_scale, jobs=jobs, progress=done,
+                               select_options=options, by=by, depths=depth_list, paraphrases=paraphrases,
+                               relevance_alert=relevance_alert)
     result.dumps = [str(d) for d in dumps]
     data = result.to_dict()
     deltas = None if saved is None else compare(data, saved)
@@ -181,7 +221,8 @@ def _bench(dumps: list[Path], methods: str, budget: int | None, budget_scale: fl
             sys.stdout.write("\n" + extra_markdown(result.summaries) + "\n")
     else:
         out = _console()
-        for line in (takeaway(result), selected_takeaway([with_budget(q, budget, budget_scale) for q in queries])):
+        selected = None if queries is None else selected_takeaway([with_budget(q, budget, budget_scale) for q in queries])
+        for line in (takeaway(result), selected):
             if line:
                 out.print(_data(line), highlight=False)
         if wide:  # the one table at its full width: the terminal wraps it, rich never folds it
@@ -252,6 +293,14 @@ def bench_command(
                                                       "(default: split in two when it does not fit).")] = False,
     quiet: QuietFlag = False,
     verbose: VerboseFlag = 0,
+    engine: Annotated[Engine, typer.Option(
+        help="local: this process (or --jobs processes); dask: Dask distributed workers read the dumps in "
+             "partitions (the dask extra; docs/dask.md).")] = Engine.LOCAL,
+    scheduler: Annotated[str | None, typer.Option(
+        help="With --engine dask: a running scheduler's address (default: a local cluster).", show_default=False)] = None,
+    workers: Annotated[int | None, typer.Option(
+        min=1, help="With --engine dask: worker processes of the local cluster (one thread each; default: the CPU "
+                    "count).", show_default=False)] = None,
 ) -> None:
     """Replay dumps through the selectors and compare them side by side.
 
@@ -259,4 +308,5 @@ def bench_command(
     broken, naming each; 2 on bad input."""
     _run(lambda output: _bench(dumps, methods, budget, budget_scale, jobs, time_limit, as_json, plot, markdown,
                                on_unresolved, wide, output, baseline, fail_under or [], max_drop or [], by or [],
-                               depths, paraphrases, relevance_alert, all_metrics), quiet, verbose)
+                               depths, paraphrases, relevance_alert, all_metrics, engine, scheduler, workers),
+         quiet, verbose)
