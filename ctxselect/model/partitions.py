@@ -197,6 +197,9 @@ def split_file(path: str | os.PathLike, target: int, *, what: str = "dump") -> l
         regular file can be split by ranges).
     """
     name = str(path)
+    if name.lower().endswith(".parquet"):  # no Parquet reader in READERS yet: never read it as JSONL
+        raise InputError(file=name, message=f"a Parquet {what} is not read in partitions yet",
+                         expected="a JSONL dump, or the local engine (which streams Parquet)")
     if name == "-":
         raise InputError(file="<stdin>", message=f"a {what} read in partitions must be a file",
                          expected="a path to a regular file (standard input cannot be split)")

@@ -204,3 +204,15 @@ def test_the_default_local_cluster_starts_and_closes(tmp_path):
     left = [p for p in me.children(recursive=True) if p.pid not in before and p.is_running()
             and "resource_tracker" not in " ".join(p.cmdline())]
     assert left == []
+
+
+def test_a_query_id_in_two_dumps_is_the_command_lines_error(tmp_path, generated):
+    """Records pair by query id: the local command refuses an id repeated across dumps, naming
+    both files, and the Dask merge gives the same line."""
+    again = tmp_path / "again.jsonl"
+    again.write_bytes(open(generated, "rb").read())
+    cli = runner.invoke(app, ["bench", generated, str(again), "--methods", "greedy"])
+    assert cli.exit_code == 2 and "the query id is also in" in cli.stderr
+    for target in (60, 10_000):
+        got = merged([generated, str(again)], target, ["greedy"], seed=target)
+        assert isinstance(got, str) and cli.stderr == f"ctxselect: error: {got}\n", (target, got)

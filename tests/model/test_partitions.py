@@ -136,3 +136,12 @@ def test_a_reader_is_chosen_by_suffix(monkeypatch):
     monkeypatch.setitem(partitions.READERS, "parquet", Parquet())
     assert reader_for("x/logs.PARQUET").format == "parquet"
     assert reader_for("x/logs.jsonl").format == reader_for("x/logs").format == "jsonl"
+
+
+def test_a_parquet_dump_is_refused_not_read_as_jsonl(tmp_path):
+    """No Parquet reader plugs in yet: a .parquet dump is one located line, never parsed as JSONL."""
+    path = tmp_path / "dump.parquet"
+    path.write_bytes(b"PAR1....PAR1")
+    with pytest.raises(InputError, match="Parquet dump is not read in partitions yet") as err:
+        split_file(path, 100)
+    assert "dump.parquet" in str(err.value)
