@@ -160,18 +160,19 @@ class _Merger:
 
     def _take(self, part: Partition, result: PartResult) -> None:
         before = self.lines.get(part.path, 0)
+        where = "row" if part.format == "parquet" else "line"  # as the local reader names a place
         seen = self.seen.setdefault(part.path, set())
         for row, qid in result.ids:
             if qid in seen:
-                raise InputError(file=part.name, line=before + row, query_id=qid, field="query_id",
-                                 message="duplicate query id", expected="query ids unique within a dump")
+                raise InputError(file=part.name, query_id=qid, field="query_id", message="duplicate query id",
+                                 expected="query ids unique within a dump").located(**{where: before + row})
             seen.add(qid)
             if self.first.setdefault(qid, part.name) != part.name:
                 raise InputError(file=part.name, query_id=qid, field="query_id",
                                  message=f"the query id is also in {self.first[qid]}",
                                  expected="query ids unique across the dumps of one bench (records pair by id)")
         if result.error is not None:
-            raise result.error.located(line=before + result.lines)
+            raise result.error.located(**{where: before + result.lines})
         self.lines[part.path] = before + result.lines
         self.queries += len(result.ids)
         if result.budget_error is not None and self.budget_error is None:

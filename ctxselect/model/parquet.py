@@ -35,7 +35,7 @@ from typing import Any, Iterable, Iterator, Mapping
 from ctxselect.errors import InputError
 from ctxselect.model.files import open_atomic
 
-__all__ = ["BATCH_ROWS", "COLUMNS", "is_parquet", "read_parquet_rows", "require_pyarrow", "write_parquet_rows"]
+__all__ = ["BATCH_ROWS", "COLUMNS", "is_parquet", "parquet_row_groups", "read_parquet_rows", "require_pyarrow", "write_parquet_rows"]
 
 #: Rows read per batch and written per row group.
 BATCH_ROWS = 64
@@ -108,8 +108,28 @@ def _cell(column: str, value: Any) -> Any:
     return parse_json_text(value)
 
 
-def read_parquet_rows(path: str | os.PathLike) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Read a Parquet dump as ``(row number, query object)`` pairs, batch by batch.
+def parquet_row_groups(path: str | os.PathLike) -> list[tuple[int, int]]:
+    """``(rows, bytes)`` of each row group of a Parquet dump, from its footer alone (how the
+    dump is split into partitions: :mod:`ctxselect.model.partitions`).
+
+    Raises
+    ------
+    InputError
+        Without pyarrow, or for a file that is not Parquet.
+    """
+    name = str(path)
+    pa, pq = require_pyarrow(name)
+    try:
+        with pq.ParquetFile(path) as source:
+            meta = source.metadata
+            return [(meta.row_group(k).num_rows, meta.row_group(k).total_byte_size) for k in range(meta.num_row_groups)]
+    except (OSError, pa.ArrowException) as err:
+        raise InputError(file=name, message=f"cannot open dump as Parquet: {_reason(err)}") from None
+
+
+def read_parquet_rows(path: str | os.PathLike, row_groups: range | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Read a Parquet dump as ``(row number, query object)`` pairs, batch by batch: the whole
+    file, or the row groups ``row_groups`` (a partition; rows keep their numbers in the file).
 
     Raises
     ------
@@ -127,8 +147,9 @@ def read_parquet_rows(path: str | os.PathLike) -> Iterator[tuple[int, dict[str, 
         raise InputError(file=name, message=f"cannot open dump as Parquet: {_reason(err)}") from None
     with source:
         present = _check_schema(source.schema_arrow, pa, name)
-        row = 0
-        batches = source.iter_batches(batch_size=BATCH_ROWS, columns=present, use_threads=False)
+        groups = list(range(source.metadata.num_row_groups) if row_groups is None else row_groups)
+        row = sum(source.metadata.row_group(k).num_rows for k in range(groups[0])) if groups else 0
+        batches = source.iter_batches(batch_size=BATCH_ROWS, row_groups=groups, columns=present, use_threads=False)
         while True:
             try:
                 batch = next(batches, None)

@@ -216,3 +216,34 @@ def test_a_query_id_in_two_dumps_is_the_command_lines_error(tmp_path, generated)
     for target in (60, 10_000):
         got = merged([generated, str(again)], target, ["greedy"], seed=target)
         assert isinstance(got, str) and cli.stderr == f"ctxselect: error: {got}\n", (target, got)
+
+
+def test_a_parquet_dump_is_read_in_row_group_partitions_as_the_local_run(tmp_path, generated, monkeypatch):
+    """Parquet partitions are row groups (the client reads the footer only): the merged records
+    equal the local run's whatever the partition size and the order, and a bad cell is the local
+    run's line, naming the row of the file."""
+    pytest.importorskip("pyarrow")
+    from ctxselect.model import parquet
+    from ctxselect.model.io import write_dump
+    from ctxselect.model.partitions import split_file
+
+    monkeypatch.setattr(parquet, "BATCH_ROWS", 2)  # row groups of two queries
+    queries = list(read_dump(generated)) + list(read_dump(EXAMPLE))
+    path = tmp_path / "dump.parquet"
+    write_dump(path, queries)
+    groups = parquet.parquet_row_groups(path)
+    assert len(groups) >= 4 and sum(rows for rows, _ in groups) == len(queries)
+    assert len(split_file(path, 1)) == len(groups) and len(split_file(path, 10**9)) == 1
+    want = local([str(path)], ["greedy", "optimal"])
+    for target, seed in ((1, 0), (1, 5), (10**9, 0)):
+        got = merged([str(path)], target, ["greedy", "optimal"], seed=seed)
+        assert _strip(got.records) == _strip(want.records) and got.queries == want.queries == len(queries)
+
+    rows = [q.to_dict() for q in queries]
+    rows[4]["candidates"] = "not a list"
+    bad = tmp_path / "bad.parquet"
+    parquet.write_parquet_rows(bad, rows)
+    expected = local([str(bad)], ["greedy"])
+    assert isinstance(expected, str) and "row 5" in expected
+    for target in (1, 10**9):
+        assert merged([str(bad)], target, ["greedy"]) == expected

@@ -138,10 +138,13 @@ def test_a_reader_is_chosen_by_suffix(monkeypatch):
     assert reader_for("x/logs.jsonl").format == reader_for("x/logs").format == "jsonl"
 
 
-def test_a_parquet_dump_is_refused_not_read_as_jsonl(tmp_path):
-    """No Parquet reader plugs in yet: a .parquet dump is one located line, never parsed as JSONL."""
+def test_a_parquet_dump_is_split_by_its_own_reader_never_as_jsonl(tmp_path):
+    """A .parquet name goes to the Parquet reader (row groups, the footer read): a file that is
+    not Parquet is one located line, never parsed as JSONL lines."""
+    pytest.importorskip("pyarrow")
     path = tmp_path / "dump.parquet"
     path.write_bytes(b"PAR1....PAR1")
-    with pytest.raises(InputError, match="Parquet dump is not read in partitions yet") as err:
+    assert reader_for(str(path)).format == "parquet"
+    with pytest.raises(InputError, match="cannot open dump as Parquet") as err:
         split_file(path, 100)
-    assert "dump.parquet" in str(err.value)
+    assert "dump.parquet" in str(err.value) and "\n" not in str(err.value)
