@@ -11,7 +11,6 @@ summary per method. The command line's ``ctxselect bench`` is a thin layer over 
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import multiprocessing
 import os
@@ -24,6 +23,7 @@ import numpy as np
 from ctxselect._config import TOLERANCE
 from ctxselect.errors import InputError
 from ctxselect.evaluate.bench_metrics import record_extras, summary_extras
+from ctxselect.evaluate.groups import MISSING, group_value
 from ctxselect.evaluate.labelled import DEPTHS, check_depths
 from ctxselect.evaluate.paraphrase import Paraphrases, paraphrases_of
 from ctxselect.evaluate.relevance import ALERT_THRESHOLD
@@ -174,43 +174,6 @@ def with_budget(query: Query, budget: int | None, budget_scale: float | None) ->
         raise err.located(query_id=query.query_id) from None
 
 
-#: The group of a query that lacks the --by field.
-MISSING = "(missing)"
-
-
-#: Fields of a dump line that hold chunks or id lists, never a group: --by refuses them (a group's
-#: name is printed, and a chunk of a scope the query does not admit must never be).
-_NOT_GROUPS = ("candidates", "gold", "selected", "paraphrases")
-
-
-def group_value(query: Query, path: str) -> str:
-    """The value of the dump field ``path`` of a query, as text, for ``--by``: ``query_id``,
-    ``query``, ``requirements.KEY``, a key the line carries besides the known ones, or a dotted
-    path into one (``meta.question_type``, ``meta.hops``); :data:`MISSING` when the query has none.
-
-    Raises
-    ------
-    InputError
-        When the field holds a list or an object (a group is one string, number or boolean), or
-        names chunks (``candidates``, ``gold``, ``selected``, ``paraphrases``).
-    """
-    head, _, rest = path.partition(".")
-    if head in _NOT_GROUPS:
-        raise InputError(field="--by", message=f"{head!r} holds chunks or ids, not a group",
-                         expected="a field holding a string, number or boolean (e.g. meta.question_type)")
-    known = {"query_id": query.query_id, "query": query.query, "requirements": query.requirements.to_dict()}
-    value: Any = known.get(head, query.extra.get(head, MISSING))
-    for key in rest.split(".") if rest else []:
-        value = value.get(key, MISSING) if isinstance(value, dict) else MISSING
-    if value is MISSING or value is None:
-        return MISSING
-    if isinstance(value, (dict, list)):
-        raise InputError(query_id=query.query_id, field="--by", message=f"{path!r} holds "
-                         f"{'an object' if isinstance(value, dict) else 'a list'}, not a group",
-                         expected="a field holding a string, number or boolean")
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-
-
 def _bench_query(args) -> list[QueryRecord]:
     query, methods, options, by, extras = args
     group = {path: group_value(query, path) for path in by}
@@ -229,6 +192,29 @@ def _bench_query(args) -> list[QueryRecord]:
             starved=len(sel.report.starved_sources),
             **record_extras(query, sel.ids, sel.report.metrics, method, options=options, **extras)))
     return [dataclasses.replace(r, can_pass=can_pass) for r in records]
+
+
+def bench_options(methods, budget, budget_scale, by, depths, paraphrases, relevance_alert):
+    """The checked options every engine of the bench shares: the method names, the ``--by``
+    fields and the article metrics' settings (``depths``, ``paraphrases``, ``relevance_alert``).
+
+    Raises
+    ------
+    InputError
+        Naming the option.
+    """
+    names = [parse_choice(Method, m, "methods").value for m in methods]
+    if not names:
+        raise InputError(field="methods", expected="at least one method")
+    if len(set(names)) != len(names):
+        raise InputError(field="methods", expected="each method once", found=",".join(names))
+    if budget is not None:
+        checks.integer(budget, "budget", low=1)
+    if budget_scale is not None:
+        checks.number(budget_scale, "budget_scale", low=0.0, low_open=True)
+    settings = {"depths": check_depths(depths), "paraphrases": parse_choice(Paraphrases, paraphrases, "paraphrases"),
+                "relevance_alert": checks.number(relevance_alert, "relevance_alert", low=0.0, high=1.0)}
+    return names, [checks.label(path, "by") for path in by], settings
 
 
 def run_bench(
@@ -281,20 +267,9 @@ def run_bench(
     InputError
         For a bad argument, or a query's unreadable ``paraphrases`` (naming the query).
     """
-    names = [parse_choice(Method, m, "methods").value for m in methods]
-    if not names:
-        raise InputError(field="methods", expected="at least one method")
-    if len(set(names)) != len(names):
-        raise InputError(field="methods", expected="each method once", found=",".join(names))
-    if budget is not None:
-        checks.integer(budget, "budget", low=1)
-    if budget_scale is not None:
-        checks.number(budget_scale, "budget_scale", low=0.0, low_open=True)
+    names, by, settings = bench_options(methods, budget, budget_scale, by, depths, paraphrases, relevance_alert)
     checks.integer(jobs, "jobs", low=1)
-    by = [checks.label(path, "by") for path in by]
-    depths = check_depths(depths)
-    mode = parse_choice(Paraphrases, paraphrases, "paraphrases")
-    relevance_alert = checks.number(relevance_alert, "relevance_alert", low=0.0, high=1.0)
+    depths, mode, relevance_alert = settings["depths"], settings["paraphrases"], settings["relevance_alert"]
     work = []
     seen: set[str] = set()
     for q in queries:

@@ -29,14 +29,14 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
 from ctxselect.errors import InputError
-from ctxselect.evaluate.bench import BenchResult, QueryRecord, _bench_query, group_value, summarize, with_budget
+from ctxselect.evaluate.bench import (BenchResult, QueryRecord, _bench_query, bench_options, group_value, summarize,
+                                      with_budget)
 from ctxselect.evaluate.labelled import DEPTHS, check_depths
 from ctxselect.evaluate.paraphrase import Paraphrases, paraphrases_of
 from ctxselect.evaluate.relevance import ALERT_THRESHOLD
 from ctxselect.model import validation as checks
 from ctxselect.model.io import Query
 from ctxselect.model.partitions import READERS, Partition, split_file
-from ctxselect.model.validation import parse_choice
 from ctxselect.selection.solvers.registry import Method
 
 __all__ = ["run_bench_dask", "partition_target", "local_cluster", "PartResult", "run_partition"]
@@ -242,22 +242,11 @@ def run_bench_dask(
         The first error the local run would raise (file, line, query, field), an unreachable
         scheduler, or a missing dask (naming the ``dask`` extra).
     """
-    names = [parse_choice(Method, m, "methods").value for m in methods]
-    if not names:
-        raise InputError(field="methods", expected="at least one method")
-    if len(set(names)) != len(names):
-        raise InputError(field="methods", expected="each method once", found=",".join(names))
-    if budget is not None:
-        checks.integer(budget, "budget", low=1)
-    if budget_scale is not None:
-        checks.number(budget_scale, "budget_scale", low=0.0, low_open=True)
+    names, by, metrics = bench_options(methods, budget, budget_scale, by, depths, paraphrases, relevance_alert)
     if workers is not None:
         checks.integer(workers, "workers", low=1)
     if partition_bytes is not None:
         checks.integer(partition_bytes, "partition_bytes", low=1)
-    by = [checks.label(path, "by") for path in by]
-    metrics = {"depths": check_depths(depths), "paraphrases": parse_choice(Paraphrases, paraphrases, "paraphrases"),
-               "relevance_alert": checks.number(relevance_alert, "relevance_alert", low=0.0, high=1.0)}
     distributed = _dask()
     cluster = None
     if scheduler is None:
