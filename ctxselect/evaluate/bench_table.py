@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ctxselect.evaluate.bench import BenchResult
 
-__all__ = ["SHORT_HEADERS", "COMPARABILITY", "LEGEND", "summary_table", "to_markdown"]
+__all__ = ["SHORT_HEADERS", "COMPARABILITY", "LEGEND", "summary_table", "to_markdown", "counted"]
 
 
 SHORT_HEADERS = {"W/T/L vs greedy": "W/T/L", "gate pass": "gate", "gold recall": "recall",
@@ -33,11 +33,12 @@ def summary_table(result: BenchResult) -> tuple[list[str], list[list[str]], str]
     can = ("" if result.can_pass is None
            else f", {result.can_pass} of which can meet the gate's enforced conditions (proven by the optimizer)")
     gold = max((s.gold_queries for s in result.summaries), default=0)
-    return head, rows, (f"{_count(result.queries, 'query', 'queries')}{can}; gold metrics over "
-                        f"{_count(gold, 'query', 'queries')} with gold.")
+    return head, rows, (f"{counted(result.queries, 'query', 'queries')}{can}; gold metrics over "
+                        f"{counted(gold, 'query', 'queries')} with gold.")
 
 
-def _count(n: int, one: str, many: str) -> str:
+def counted(n: int, one: str, many: str) -> str:
+    """``n`` with its noun: "1 query", "3 queries"."""
     return f"{n} {one if n == 1 else many}"
 
 

@@ -6,16 +6,13 @@ from __future__ import annotations
 from typing import Sequence
 
 from ctxselect.evaluate.bench import BenchResult, QueryRecord
+from ctxselect.evaluate.bench_table import counted
 
 __all__ = ["takeaway", "selected_takeaway"]
 
 
 def _total(records: Sequence[QueryRecord], name: str) -> int:
     return int(sum(getattr(r, name) for r in records))
-
-
-def _count(n: int, one: str, many: str) -> str:
-    return f"{n} {one if n == 1 else many}"
 
 
 def takeaway(result: BenchResult, method: str = "optimal", reference: str = "greedy") -> str | None:
@@ -45,7 +42,7 @@ def takeaway(result: BenchResult, method: str = "optimal", reference: str = "gre
                                                 ("starved", "required sources short"))]
     parts.append(", ".join(f"{label} {_total(mine, name)} ({reference} {_total(other, name)})" for name, label in counts))
     parts.append(f"latency p50 {ours.latency_p50 * 1e3:.1f} ms ({reference} {theirs.latency_p50 * 1e3:.1f} ms)")
-    return f"{method} vs {reference} over {_count(ours.queries, 'query', 'queries')}: " + "; ".join(parts) + "."
+    return f"{method} vs {reference} over {counted(ours.queries, 'query', 'queries')}: " + "; ".join(parts) + "."
 
 
 def selected_takeaway(queries: Sequence) -> str | None:
@@ -68,6 +65,6 @@ def selected_takeaway(queries: Sequence) -> str | None:
     stale = sum(len(r.stale_ids) for r in reports)
     conflicts = sum(r.conflicting_pair_count + r.claim_conflict_count for r in reports)
     starved = sum(len(r.starved_sources) for r in reports)
-    return (f"the dump's own contexts (selected, {_count(n, 'query', 'queries')}): gate passed {passed}/{n}; "
-            f"{_count(blind, 'context holds', 'contexts hold')} a chunk the caller may not see; stale chunks "
+    return (f"the dump's own contexts (selected, {counted(n, 'query', 'queries')}): gate passed {passed}/{n}; "
+            f"{counted(blind, 'context holds', 'contexts hold')} a chunk the caller may not see; stale chunks "
             f"{stale}, conflicting pairs {conflicts}, required sources short {starved}.")

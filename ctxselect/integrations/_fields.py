@@ -1,8 +1,11 @@
-"""The one mapping of a framework's document to a ctxselect candidate, shared by the components."""
+"""The one mapping of a framework's document to a ctxselect candidate, and the one call of
+:func:`ctxselect.select` over a framework's documents, shared by the components."""
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Optional
+from typing import Any, Callable, Mapping, Optional, Sequence
+
+from ctxselect.selection.api import Selection, select
 
 
 def candidate(k: int, n: int, doc_id: Any, text: str, meta: Optional[Mapping[str, Any]], score: Any,
@@ -27,3 +30,12 @@ def candidate(k: int, n: int, doc_id: Any, text: str, meta: Optional[Mapping[str
 def position(candidate_id: str) -> int:
     """The input position a selected candidate id stands for."""
     return int(candidate_id.split(":", 1)[0])
+
+
+def choose(items: Sequence[Any], to_candidate: Callable[[int, int, Any], dict[str, Any]], requirements: Mapping[str, Any],
+           token_budget: int, query: str, method: str, options: Mapping[str, Any]) -> tuple[Selection, list]:
+    """:func:`ctxselect.select` over a framework's ``items`` (``to_candidate(k, n, item)`` maps
+    each, as :func:`candidate` does): the selection, and the chosen items in assembly order."""
+    candidates = [to_candidate(k, len(items), item) for k, item in enumerate(items)]
+    selection = select(candidates, {**requirements, "token_budget": token_budget}, query, method, **options)
+    return selection, [items[position(cid)] for cid in selection.ids]

@@ -20,8 +20,8 @@ from typing import Any, Optional
 
 from haystack import Document, component, default_from_dict, default_to_dict
 
-from ctxselect.integrations._fields import candidate, position
-from ctxselect.selection.api import Selection, select
+from ctxselect.integrations._fields import candidate, choose
+from ctxselect.selection.api import Selection
 
 __all__ = ["CtxSelectRanker"]
 
@@ -86,7 +86,6 @@ class CtxSelectRanker:
         """
         if not documents:
             return {"documents": []}
-        candidates = [self._candidate(k, len(documents), d) for k, d in enumerate(documents)]
-        requirements = {**self.requirements, "token_budget": self.token_budget}
-        self.last_selection = select(candidates, requirements, query, self.method, **self.select_options)
-        return {"documents": [documents[position(cid)] for cid in self.last_selection.ids]}
+        self.last_selection, chosen = choose(documents, self._candidate, self.requirements, self.token_budget, query,
+                                             self.method, self.select_options)
+        return {"documents": chosen}

@@ -27,8 +27,8 @@ from langchain_core.callbacks import Callbacks
 from langchain_core.documents import BaseDocumentCompressor, Document
 from pydantic import ConfigDict, Field, PrivateAttr
 
-from ctxselect.integrations._fields import candidate, position
-from ctxselect.selection.api import Selection, select
+from ctxselect.integrations._fields import candidate, choose
+from ctxselect.selection.api import Selection
 
 __all__ = ["CtxSelectCompressor"]
 
@@ -93,13 +93,7 @@ class CtxSelectCompressor(BaseDocumentCompressor):
         documents = list(documents)
         if not documents:
             return []
-        candidates = [self._candidate(k, len(documents), d) for k, d in enumerate(documents)]
-        requirements = {**self.requirements, "token_budget": self.token_budget}
-        selection = select(candidates, requirements, query, self.method, **self.select_options)
-        self._last = selection
-        out = []
-        for place, cid in enumerate(selection.ids):
-            doc = documents[position(cid)]
-            meta = dict(doc.metadata or {}, ctxselect={"position": place, "status": selection.status})
-            out.append(doc.model_copy(update={"metadata": meta}))
-        return out
+        self._last, chosen = choose(documents, self._candidate, self.requirements, self.token_budget, query,
+                                    self.method, self.select_options)
+        return [doc.model_copy(update={"metadata": dict(doc.metadata or {}, ctxselect={
+            "position": place, "status": self._last.status})}) for place, doc in enumerate(chosen)]

@@ -23,8 +23,8 @@ from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
-from ctxselect.integrations._fields import candidate, position
-from ctxselect.selection.api import Selection, select
+from ctxselect.integrations._fields import candidate, choose
+from ctxselect.selection.api import Selection
 
 __all__ = ["CtxSelectPostprocessor"]
 
@@ -89,8 +89,7 @@ class CtxSelectPostprocessor(BaseNodePostprocessor):
         """
         if not nodes:
             return []
-        candidates = [self._candidate(k, len(nodes), item) for k, item in enumerate(nodes)]
-        requirements = {**self.requirements, "token_budget": self.token_budget}
         query = query_bundle.query_str if query_bundle is not None else ""
-        self._last = select(candidates, requirements, query, self.method, **self.select_options)
-        return [nodes[position(cid)] for cid in self._last.ids]
+        self._last, chosen = choose(nodes, self._candidate, self.requirements, self.token_budget, query, self.method,
+                                    self.select_options)
+        return chosen
