@@ -8,7 +8,7 @@ from ctxselect._config import TOLERANCE
 from ctxselect.features.contradictions import pair_conflicts, stated_figures
 from ctxselect.selection.constraints import pairwise_partners
 from ctxselect.selection.corroboration import _numbers
-from ctxselect.selection.problem import Problem, adjacency, marginal_gain
+from ctxselect.selection.problem import Problem, adjacency, marginal_gains
 from ctxselect.text.words import numbers_in
 
 __all__ = ["exclusion_reasons", "describe_conflict", "unresolved_entries"]
@@ -133,9 +133,13 @@ def exclusion_reasons(problem: Problem, mask: np.ndarray, *, enforce_gate: bool,
     has_selected_nb[red.j[mask[red.i]]] = True
     has_selected_nb = has_selected_nb.tolist()
     chunk_cap = reqs.max_chunks is not None and n_selected >= reqs.max_chunks
+    left_out = np.flatnonzero(~mask)
+    gain_of = np.zeros(problem.n)
+    gain_of[left_out] = marginal_gains(problem, left_out, covered, penalty)
+    gain_of = gain_of.tolist()
     tokens, source_of = packed.tokens.tolist(), packed.source.tolist()
 
-    for i in np.flatnonzero(~mask).tolist():
+    for i in left_out.tolist():
         cid = ids[i]
         if i in problem.ineligible_reason:
             out[cid] = problem.ineligible_reason[i]
@@ -172,7 +176,7 @@ def exclusion_reasons(problem: Problem, mask: np.ndarray, *, enforce_gate: bool,
             k = int(np.argmax(np.where(sel, r_w[nb], -1.0)))
             out[cid] = f"redundant with `{ids[r_nb[nb][k]]}` (similarity {r_w[nb][k]:.2f})"
             continue
-        gain = marginal_gain(problem, i, covered, penalty)
+        gain = gain_of[i]
         if gain <= 0:
             out[cid] = f"adds no value: marginal gain {gain:.3f}"
         elif enforce_gate and fresh_weight + packed.relevance[i] > 0 and (

@@ -30,11 +30,12 @@ from ctxselect.errors import InputError
 from ctxselect.features.contradictions.fields import field_pairs, union_contradictions
 from ctxselect.features.pairs import ConflictKind, ContradictionPairs, Signals
 from ctxselect.features.query_terms import query_features
+from ctxselect.kernels.greedy import _gains
 from ctxselect.model import validation as checks
 from ctxselect.packing import PackedCandidates
 from ctxselect.selection.corroboration import OnUnresolved, Resolution, resolve_conflicts, superseded_versions
 
-__all__ = ["ObjectiveWeights", "Problem", "adjacency", "agreement_covered", "build_problem", "marginal_gain", "score"]
+__all__ = ["ObjectiveWeights", "Problem", "adjacency", "agreement_covered", "build_problem", "marginal_gains", "score"]
 
 
 @dataclass(frozen=True)
@@ -356,14 +357,19 @@ def score(problem: Problem, mask: np.ndarray) -> float:
     return total
 
 
-def marginal_gain(problem: Problem, i: int, covered: np.ndarray, penalty_to_selected: np.ndarray) -> float:
-    """What adding chunk i to a selection adds to the objective: its value, less its pair penalties
-    with the selected chunks, plus the aspects it covers that ``covered`` does not (the one
-    marginal gain: the density baseline and the exclusion reasons use it)."""
-    gain = problem.value[i] - penalty_to_selected[i]
-    if problem.aspect_gain.size:
-        gain += float(problem.aspect_gain[problem.covers[i] & ~covered].sum())
-    return float(gain)
+def marginal_gains(problem: Problem, rows: np.ndarray, covered: np.ndarray,
+                   penalty_to_selected: np.ndarray) -> np.ndarray:
+    """What adding each chunk of ``rows`` to a selection adds to the objective: its value, less
+    ``penalty_to_selected`` (its pair penalties with the selected chunks, per chunk), plus the
+    aspects it covers that ``covered`` (bool, per aspect) does not. The one marginal gain
+    (:func:`ctxselect.kernels.greedy._gain`), of the density baseline and the exclusion reasons.
+
+    Returns
+    -------
+    float64 array, one gain per row
+    """
+    return _gains(np.asarray(rows, dtype=np.int64), problem.value, np.asarray(penalty_to_selected, dtype=np.float64),
+                  problem.aspect_gain, np.ascontiguousarray(problem.covers), np.asarray(covered, dtype=bool))
 
 
 def adjacency(n: int, i: np.ndarray, j: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
