@@ -283,9 +283,9 @@ def build_problem(
 
     eligible = packed.admissible.copy()
     reasons: dict[int, str] = {}
+    scope = packed.scope.tolist()
     for i in np.flatnonzero(~packed.admissible).tolist():
-        scope = packed.scope_names[packed.scope[i]] if packed.scope[i] >= 0 else None
-        reasons[i] = (f"inadmissible: scope `{scope}` is not allowed" if scope is not None
+        reasons[i] = (f"inadmissible: scope `{packed.scope_names[scope[i]]}` is not allowed" if scope[i] >= 0
                       else "inadmissible: no scope, and the query allows only listed scopes")
     if exclude_outside_window:
         outside = ~packed.valid_now & eligible
@@ -294,11 +294,12 @@ def build_problem(
             reasons[i] = "stale: outside its validity window at `now`"
     too_big = (packed.tokens > packed.budget) & eligible
     eligible &= ~too_big
-    for i in np.flatnonzero(too_big).tolist():
-        reasons[i] = f"over budget: {packed.tokens[i]} tokens alone exceed the budget of {packed.budget}"
+    for i, size in zip(np.flatnonzero(too_big).tolist(), packed.tokens[too_big].tolist()):
+        reasons[i] = f"over budget: {size} tokens alone exceed the budget of {packed.budget}"
     resolution = Resolution()
+    superseded_by = superseded_versions(signals)
     if resolve_by_corroboration:
-        resolution = resolve_conflicts(packed, signals, eligible, on_unresolved=on_unresolved)
+        resolution = resolve_conflicts(packed, signals, eligible, on_unresolved=on_unresolved, superseded=superseded_by)
         for k, why in resolution.losers.items():
             if eligible[k]:
                 eligible[k] = False
@@ -326,7 +327,6 @@ def build_problem(
     pair_i, pair_j, pair_penalty = _merge_pair_penalties(n, parts)
 
     hard = ((con.weight >= hard_conflict_severity - SIMILARITY_EPSILON) | ((con.kind & ConflictKind.VERSION) > 0)) & ~free
-    superseded_by = superseded_versions(signals)
 
     return Problem(
         packed=packed, signals=signals, weights=weights, value=value, aspect_gain=aspect_gain,
