@@ -65,14 +65,18 @@ def _disagreeing_selected(packed, mask: np.ndarray, fields) -> np.ndarray:
                 first[d] = (c, v)
             elif d not in second and v != first[d][1]:
                 second[d] = c
-        if first:
-            for k in np.flatnonzero(versioned & (partner < 0)).tolist():
-                d = int(packed.doc[k])
-                if d in first:
-                    c1, v1 = first[d]
-                    other = c1 if packed.version[k] != v1 else second.get(d, -1)
-                    if other >= 0:
-                        partner[k] = other
+        if first:  # per document: c1, v1 and c2 as arrays, then every other versioned chunk at once
+            n_docs = int(packed.doc.max()) + 1
+            c1, v1, c2 = (np.full(n_docs, -1, dtype=np.int64) for _ in range(3))
+            for d, (c, v) in first.items():
+                c1[d], v1[d] = c, v
+            for d, c in second.items():
+                c2[d] = c
+            rows = np.flatnonzero(versioned & (partner < 0))
+            docs = packed.doc[rows]
+            other = np.where(packed.version[rows] != v1[docs], c1[docs], c2[docs])
+            hit = (c1[docs] >= 0) & (other >= 0)
+            partner[rows[hit]] = other[hit]
     return partner
 
 
