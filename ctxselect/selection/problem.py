@@ -368,8 +368,9 @@ def marginal_gains(problem: Problem, rows: np.ndarray, covered: np.ndarray,
     -------
     float64 array, one gain per row
     """
-    return _gains(np.asarray(rows, dtype=np.int64), problem.value, np.asarray(penalty_to_selected, dtype=np.float64),
-                  problem.aspect_gain, np.ascontiguousarray(problem.covers), np.asarray(covered, dtype=bool))
+    return _gains(np.asarray(rows, dtype=np.int64), problem.value.astype(np.float64, copy=False),
+                  np.asarray(penalty_to_selected, dtype=np.float64), problem.aspect_gain.astype(np.float64, copy=False),
+                  np.ascontiguousarray(problem.covers, dtype=bool), np.asarray(covered, dtype=bool))
 
 
 def adjacency(n: int, i: np.ndarray, j: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

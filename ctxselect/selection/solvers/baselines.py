@@ -38,11 +38,10 @@ def _hard(problem: Problem) -> tuple:
                      else np.zeros(0, dtype=np.int64))
     group_of = np.full(n, -1, dtype=np.int64)
     group_of[group_members] = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
-    return (packed.tokens, packed.source.astype(np.int64), packed.source_max, int(packed.budget),
-            reqs.max_chunks if reqs.max_chunks is not None else n + 1, problem.eligible,
-            packed.field_values, np.asarray(problem.hard_fields, dtype=np.int64),
-            bool(reqs.version_conflicts), packed.doc, packed.version, partner_ptr, partner_nb.astype(np.int64),
-            group_of, group_ptr, group_members)
+    return (packed.tokens.astype(np.int64, copy=False), packed.source.astype(np.int64), packed.source_max,
+            int(packed.budget), int(reqs.max_chunks) if reqs.max_chunks is not None else n + 1, problem.eligible,
+            packed.field_values, np.asarray(problem.hard_fields, dtype=np.int64), bool(reqs.version_conflicts),
+            packed.doc, packed.version, partner_ptr, partner_nb.astype(np.int64), group_of, group_ptr, group_members)
 
 
 def greedy(problem: Problem) -> tuple[np.ndarray, dict[int, str]]:
@@ -66,9 +65,10 @@ def density(problem: Problem) -> tuple[np.ndarray, dict[int, str]]:
     """Penalty-aware marginal gain per token, with lazy evaluation; stops when no chunk adds
     value."""
     indptr, neighbours, weights = adjacency(problem.n, problem.pair_i, problem.pair_j, problem.pair_penalty)
-    selected, stop, gain, queued = _density(problem.value, problem.aspect_gain, np.ascontiguousarray(problem.covers),
-                                            indptr, neighbours,
-                                            weights, *_hard(problem))
+    selected, stop, gain, queued = _density(
+        problem.value.astype(np.float64, copy=False), problem.aspect_gain.astype(np.float64, copy=False),
+        np.ascontiguousarray(problem.covers, dtype=bool), indptr, neighbours.astype(np.int64, copy=False),
+        weights.astype(np.float64, copy=False), *_hard(problem))
     notes: dict[int, str] = {}
     if stop >= 0:
         notes[int(stop)] = f"adds no value: marginal gain {gain:.3f}"
@@ -82,4 +82,5 @@ def mmr(problem: Problem, lambda_: float = 0.7) -> tuple[np.ndarray, dict[int, s
     chunk), picking while anything fits."""
     red = problem.signals.redundancy
     indptr, neighbours, sims = adjacency(problem.n, red.i, red.j, red.weight)
-    return _mmr(float(lambda_), problem.packed.relevance, indptr, neighbours, sims, *_hard(problem)), {}
+    return _mmr(float(lambda_), problem.packed.relevance.astype(np.float64, copy=False), indptr,
+                neighbours.astype(np.int64, copy=False), sims.astype(np.float64, copy=False), *_hard(problem)), {}
