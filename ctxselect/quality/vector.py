@@ -72,7 +72,6 @@ def quality_vector(packed: PackedCandidates, mask: np.ndarray, freshness: np.nda
     mask = np.asarray(mask, dtype=bool)
     reqs = packed.requirements
     n = int(mask.sum())
-    ids = np.asarray(packed.ids, dtype=object)
 
     n_required = len(reqs.required_aspects)
     covered = packed.aspects[mask].any(axis=0)[:n_required] if n_required else np.zeros(0, bool)
@@ -134,8 +133,8 @@ def quality_vector(packed: PackedCandidates, mask: np.ndarray, freshness: np.nda
         conflicting_pair_count=conflicts.count,
         claim_conflicts=claimed,
         claim_conflict_count=every.claim_count if every is not conflicts else 0,
-        stale_ids=list(ids[mask][~valid]),
-        inadmissible_ids=list(ids[mask][~admissible]),
+        stale_ids=[packed.ids[i] for i in np.flatnonzero(mask)[~valid].tolist()],
+        inadmissible_ids=[packed.ids[i] for i in np.flatnonzero(mask)[~admissible].tolist()],
         tokens_used=tokens_used,
         uncovered_aspects=[a for a, hit in zip(packed.aspect_names[:n_required], covered) if not hit],
     )

@@ -1,4 +1,5 @@
-"""Hard constraints, incremental (for the greedy selectors) and as a check of any selection.
+"""Hard constraints as a check of any selection (the greedy selectors' incremental state is
+:mod:`ctxselect.kernels.greedy`).
 
 Constraint tiers:
 
@@ -18,88 +19,24 @@ from ctxselect.quality.gate import evaluate_gate
 from ctxselect.quality.vector import quality_vector
 from ctxselect.selection.problem import Problem, agreement_covered
 
-__all__ = ["HardState", "violations"]
+__all__ = ["partner_pairs", "pairwise_partners", "violations"]
 
 
-class HardState:
-    """The hard constraints while a selection grows one chunk at a time."""
-
-    def __init__(self, problem: Problem) -> None:
-        packed = problem.packed
-        self.problem = problem
-        self.capacity = packed.budget
-        self.used = 0
-        self.count = 0
-        self.source_count = np.zeros(len(packed.source_names), dtype=np.int64)
-        self.blocked = ~problem.eligible.copy()
-        self.selected = np.zeros(problem.n, dtype=bool)
-        self.partners = pairwise_partners(problem, problem.hard_fields)
-        # near-duplicate clusters: one group id per chunk, the whole group blocked at once (a
-        # partner list per member would hold k² entries for a cluster of k identical chunks)
-        self.group_of = np.full(problem.n, -1, dtype=np.int64)
-        for g, members in enumerate(problem.groups):
-            self.group_of[members] = g
-        reqs = packed.requirements
-        self.max_chunks = reqs.max_chunks if reqs.max_chunks is not None else problem.n + 1
-
-    def smallest_eligible(self) -> int:
-        """Tokens of the smallest eligible chunk (the budget is full below that)."""
-        tokens = self.problem.packed.tokens[self.problem.eligible]
-        return int(tokens.min()) if tokens.size else self.capacity + 1
-
-    def fits(self, i: int) -> bool:
-        """Whether chunk i can join the selection without breaking a hard constraint."""
-        packed = self.problem.packed
-        src = packed.source[i]
-        return (not self.blocked[i] and not self.selected[i]
-                and self.used + packed.tokens[i] <= self.capacity
-                and self.source_count[src] < packed.source_max[src]
-                and self.count < self.max_chunks)
-
-    def available(self) -> np.ndarray:
-        """Mask of every chunk that :meth:`fits` right now (vectorised)."""
-        packed = self.problem.packed
-        if self.count >= self.max_chunks:
-            return np.zeros(self.problem.n, dtype=bool)
-        return (~self.blocked & ~self.selected & (packed.tokens <= self.capacity - self.used)
-                & (self.source_count[packed.source] < packed.source_max[packed.source]))
-
-    def add(self, i: int) -> None:
-        packed = self.problem.packed
-        self.selected[i] = True
-        self.used += int(packed.tokens[i])
-        self.count += 1
-        self.source_count[packed.source[i]] += 1
-        self.blocked |= disagreeing(packed, i, self.problem.hard_fields)
-        for other in self.partners.get(i, ()):
-            self.blocked[other] = True
-        if self.group_of[i] >= 0:
-            self.blocked[self.problem.groups[self.group_of[i]]] = True
-
-
-def disagreeing(packed, i: int, fields) -> np.ndarray:
-    """Chunks that disagree with chunk i on one of ``fields``, or are another version of its
-    document (vectorised over all chunks)."""
-    out = np.zeros(packed.n, dtype=bool)
-    for f in fields:
-        value = packed.field_values[i, f]
-        if value >= 0:
-            column = packed.field_values[:, f]
-            out |= (column >= 0) & (column != value)
-    if packed.requirements.version_conflicts and packed.doc[i] >= 0 and packed.version[i] >= 0:
-        out |= (packed.doc == packed.doc[i]) & (packed.version >= 0) & (packed.version != packed.version[i])
-    return out
-
-
-def pairwise_partners(problem: Problem, fields, extra_pairs=None) -> dict[int, list[int]]:
-    """Hard partners not implied by agreement on ``fields`` and versions: position -> positions
+def partner_pairs(problem: Problem, fields, extra_pairs=None) -> tuple[np.ndarray, np.ndarray]:
+    """The hard pairs (and ``extra_pairs``) not implied by agreement on ``fields`` and versions
     (near-duplicate clusters are not expanded here; callers block a cluster by its members)."""
     i, j = problem.hard_i, problem.hard_j
     if extra_pairs is not None:
         i, j = np.concatenate([i, extra_pairs[0]]), np.concatenate([j, extra_pairs[1]])
     rest = ~agreement_covered(problem.packed, i, j, fields)
+    return i[rest], j[rest]
+
+
+def pairwise_partners(problem: Problem, fields, extra_pairs=None) -> dict[int, list[int]]:
+    """:func:`partner_pairs` as position -> positions."""
+    i, j = partner_pairs(problem, fields, extra_pairs)
     partners: dict[int, list[int]] = {}
-    for a, b in zip(i[rest].tolist(), j[rest].tolist()):
+    for a, b in zip(i.tolist(), j.tolist()):
         partners.setdefault(a, []).append(b)
         partners.setdefault(b, []).append(a)
     return partners

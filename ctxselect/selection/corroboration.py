@@ -204,15 +204,17 @@ def _even_split(packed, out: Resolution, pair, sides, support, values, withheld,
 
 
 def resolve_conflicts(packed: PackedCandidates, signals: Signals, eligible: np.ndarray, *,
-                      on_unresolved: OnUnresolved = OnUnresolved.DROP_BOTH) -> Resolution:
+                      on_unresolved: OnUnresolved = OnUnresolved.DROP_BOTH,
+                      superseded: dict[int, list[int]] | None = None) -> Resolution:
     """Decide each free-text claim conflict by corroboration, and supersede older versions.
 
     An even split goes to the requirements' ``source_precedence`` when the two sources' trust
     differs, else to ``on_unresolved`` (:class:`OnUnresolved`); every even split is recorded in
-    ``Resolution.conflicts``."""
+    ``Resolution.conflicts``. ``superseded``: :func:`superseded_versions` of ``signals`` when the
+    caller has it already."""
     on_unresolved = OnUnresolved(on_unresolved)
     out = Resolution()
-    for older, newers in superseded_versions(signals).items():
+    for older, newers in (superseded_versions(signals) if superseded is None else superseded).items():
         newer = next((k for k in newers if eligible[k]), None)
         if newer is not None:
             out.losers.setdefault(older, f"superseded by `{packed.ids[newer]}` (a newer version of the same document)")

@@ -30,11 +30,12 @@ from ctxselect.errors import InputError
 from ctxselect.features.contradictions.fields import field_pairs, union_contradictions
 from ctxselect.features.pairs import ConflictKind, ContradictionPairs, Signals
 from ctxselect.features.query_terms import query_features
+from ctxselect.kernels.greedy import _gains
 from ctxselect.model import validation as checks
 from ctxselect.packing import PackedCandidates
 from ctxselect.selection.corroboration import OnUnresolved, Resolution, resolve_conflicts, superseded_versions
 
-__all__ = ["ObjectiveWeights", "Problem", "adjacency", "agreement_covered", "build_problem", "marginal_gain", "score"]
+__all__ = ["ObjectiveWeights", "Problem", "adjacency", "agreement_covered", "build_problem", "marginal_gains", "score"]
 
 
 @dataclass(frozen=True)
@@ -282,9 +283,9 @@ def build_problem(
 
     eligible = packed.admissible.copy()
     reasons: dict[int, str] = {}
+    scope = packed.scope.tolist()
     for i in np.flatnonzero(~packed.admissible).tolist():
-        scope = packed.scope_names[packed.scope[i]] if packed.scope[i] >= 0 else None
-        reasons[i] = (f"inadmissible: scope `{scope}` is not allowed" if scope is not None
+        reasons[i] = (f"inadmissible: scope `{packed.scope_names[scope[i]]}` is not allowed" if scope[i] >= 0
                       else "inadmissible: no scope, and the query allows only listed scopes")
     if exclude_outside_window:
         outside = ~packed.valid_now & eligible
@@ -293,11 +294,12 @@ def build_problem(
             reasons[i] = "stale: outside its validity window at `now`"
     too_big = (packed.tokens > packed.budget) & eligible
     eligible &= ~too_big
-    for i in np.flatnonzero(too_big).tolist():
-        reasons[i] = f"over budget: {packed.tokens[i]} tokens alone exceed the budget of {packed.budget}"
+    for i, size in zip(np.flatnonzero(too_big).tolist(), packed.tokens[too_big].tolist()):
+        reasons[i] = f"over budget: {size} tokens alone exceed the budget of {packed.budget}"
     resolution = Resolution()
+    superseded_by = superseded_versions(signals)
     if resolve_by_corroboration:
-        resolution = resolve_conflicts(packed, signals, eligible, on_unresolved=on_unresolved)
+        resolution = resolve_conflicts(packed, signals, eligible, on_unresolved=on_unresolved, superseded=superseded_by)
         for k, why in resolution.losers.items():
             if eligible[k]:
                 eligible[k] = False
@@ -325,7 +327,6 @@ def build_problem(
     pair_i, pair_j, pair_penalty = _merge_pair_penalties(n, parts)
 
     hard = ((con.weight >= hard_conflict_severity - SIMILARITY_EPSILON) | ((con.kind & ConflictKind.VERSION) > 0)) & ~free
-    superseded_by = superseded_versions(signals)
 
     return Problem(
         packed=packed, signals=signals, weights=weights, value=value, aspect_gain=aspect_gain,
@@ -356,14 +357,20 @@ def score(problem: Problem, mask: np.ndarray) -> float:
     return total
 
 
-def marginal_gain(problem: Problem, i: int, covered: np.ndarray, penalty_to_selected: np.ndarray) -> float:
-    """What adding chunk i to a selection adds to the objective: its value, less its pair penalties
-    with the selected chunks, plus the aspects it covers that ``covered`` does not (the one
-    marginal gain: the density baseline and the exclusion reasons use it)."""
-    gain = problem.value[i] - penalty_to_selected[i]
-    if problem.aspect_gain.size:
-        gain += float(problem.aspect_gain[problem.covers[i] & ~covered].sum())
-    return float(gain)
+def marginal_gains(problem: Problem, rows: np.ndarray, covered: np.ndarray,
+                   penalty_to_selected: np.ndarray) -> np.ndarray:
+    """What adding each chunk of ``rows`` to a selection adds to the objective: its value, less
+    ``penalty_to_selected`` (its pair penalties with the selected chunks, per chunk), plus the
+    aspects it covers that ``covered`` (bool, per aspect) does not. The one marginal gain
+    (:func:`ctxselect.kernels.greedy._gain`), of the density baseline and the exclusion reasons.
+
+    Returns
+    -------
+    float64 array, one gain per row
+    """
+    return _gains(np.asarray(rows, dtype=np.int64), problem.value.astype(np.float64, copy=False),
+                  np.asarray(penalty_to_selected, dtype=np.float64), problem.aspect_gain.astype(np.float64, copy=False),
+                  np.ascontiguousarray(problem.covers, dtype=bool), np.asarray(covered, dtype=bool))
 
 
 def adjacency(n: int, i: np.ndarray, j: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

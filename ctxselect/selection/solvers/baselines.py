@@ -2,17 +2,17 @@
 optimizer (eligibility, budget, hard conflicts, near-duplicate clusters, source and count caps).
 
 Each takes a :class:`~ctxselect.selection.problem.Problem` and returns the selection mask and a note per
-chunk it passed over for a selector-specific reason.
+chunk it passed over for a selector-specific reason. The loops are the kernels of
+:mod:`ctxselect.kernels.greedy`; this module hands them the problem's arrays.
 """
 
 from __future__ import annotations
 
-import heapq
-
 import numpy as np
 
-from ctxselect.selection.constraints import HardState
-from ctxselect.selection.problem import Problem, adjacency, marginal_gain
+from ctxselect.kernels.greedy import _density, _greedy, _mmr
+from ctxselect.selection.constraints import partner_pairs
+from ctxselect.selection.problem import Problem, adjacency
 
 __all__ = ["greedy", "topk", "density", "mmr"]
 
@@ -22,89 +22,65 @@ def _by_relevance(problem: Problem) -> np.ndarray:
     return np.argsort(-problem.packed.relevance, kind="stable")
 
 
+def _hard(problem: Problem) -> tuple:
+    """The hard constraints as the kernels' arguments (tokens ... group_members of
+    :func:`ctxselect.kernels.greedy._greedy`): the budget as capacity, the chunk cap (n + 1 when
+    none), hard partners as CSR, near-duplicate groups as CSR with each chunk's group."""
+    packed = problem.packed
+    n = problem.n
+    reqs = packed.requirements
+    pi, pj = partner_pairs(problem, problem.hard_fields)
+    partner_ptr, partner_nb, _ = adjacency(n, pi, pj, np.zeros(len(pi)))
+    sizes = np.array([len(g) for g in problem.groups], dtype=np.int64)
+    group_ptr = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=group_ptr[1:])
+    group_members = (np.concatenate(problem.groups).astype(np.int64) if len(sizes)
+                     else np.zeros(0, dtype=np.int64))
+    group_of = np.full(n, -1, dtype=np.int64)
+    group_of[group_members] = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
+    return (packed.tokens.astype(np.int64, copy=False), packed.source.astype(np.int64), packed.source_max,
+            int(packed.budget), int(reqs.max_chunks) if reqs.max_chunks is not None else n + 1, problem.eligible,
+            packed.field_values, np.asarray(problem.hard_fields, dtype=np.int64), bool(reqs.version_conflicts),
+            packed.doc, packed.version, partner_ptr, partner_nb.astype(np.int64), group_of, group_ptr, group_members)
+
+
 def greedy(problem: Problem) -> tuple[np.ndarray, dict[int, str]]:
     """By relevance, skipping what does not fit."""
-    state = HardState(problem)
-    smallest = state.smallest_eligible()
-    for i in _by_relevance(problem).tolist():
-        if state.capacity - state.used < smallest:
-            break  # nothing fits any more
-        if state.fits(i):
-            state.add(i)
-    return state.selected, {}
+    selected, _ = _greedy(_by_relevance(problem), *_hard(problem), False)
+    return selected, {}
 
 
 def topk(problem: Problem) -> tuple[np.ndarray, dict[int, str]]:
     """By relevance, stopping at the first chunk that does not fit the remaining budget."""
-    state = HardState(problem)
-    packed = problem.packed
+    order = _by_relevance(problem)
+    selected, stop = _greedy(order, *_hard(problem), True)
     notes: dict[int, str] = {}
-    order = _by_relevance(problem).tolist()
-    for rank, i in enumerate(order):
-        if state.blocked[i]:
-            continue
-        if state.used + packed.tokens[i] > state.capacity:
-            for later in order[rank + 1:]:
-                notes[later] = f"not reached: top-k stopped at `{packed.ids[i]}`, the first chunk that did not fit"
-            break
-        if state.fits(i):
-            state.add(i)
-    return state.selected, notes
+    if stop >= 0:
+        why = f"not reached: top-k stopped at `{problem.packed.ids[order[stop]]}`, the first chunk that did not fit"
+        notes = dict.fromkeys(order[stop + 1:].tolist(), why)
+    return selected, notes
 
 
 def density(problem: Problem) -> tuple[np.ndarray, dict[int, str]]:
     """Penalty-aware marginal gain per token, with lazy evaluation; stops when no chunk adds
     value."""
-    state = HardState(problem)
-    packed = problem.packed
     indptr, neighbours, weights = adjacency(problem.n, problem.pair_i, problem.pair_j, problem.pair_penalty)
-    covered = np.zeros(problem.aspect_gain.size, dtype=bool)
-    penalty = np.zeros(problem.n)
+    selected, stop, gain, queued = _density(
+        problem.value.astype(np.float64, copy=False), problem.aspect_gain.astype(np.float64, copy=False),
+        np.ascontiguousarray(problem.covers, dtype=bool), indptr, neighbours.astype(np.int64, copy=False),
+        weights.astype(np.float64, copy=False), *_hard(problem))
     notes: dict[int, str] = {}
-    eligible = np.flatnonzero(problem.eligible)
-    # every chunk's first marginal gain at once (nothing selected yet: no penalty, nothing covered);
-    # the loop re-evaluates a chunk with marginal_gain() before taking it
-    first = problem.value[eligible].copy()
-    if covered.size:
-        first += np.where(problem.covers[eligible], problem.aspect_gain, 0.0).sum(axis=1)
-    heap = list(zip((-first / packed.tokens[eligible]).tolist(), eligible.tolist()))
-    heapq.heapify(heap)
-    smallest = state.smallest_eligible()
-    while heap and state.capacity - state.used >= smallest:
-        _, i = heapq.heappop(heap)
-        if not state.fits(i):
-            continue
-        gain = marginal_gain(problem, i, covered, penalty)
-        key = -gain / packed.tokens[i]
-        if heap and key > heap[0][0] + 1e-15:  # gains only shrink: re-queue with the fresh value
-            heapq.heappush(heap, (key, i))
-            continue
-        if gain <= 0:
-            notes[i] = f"adds no value: marginal gain {gain:.3f}"
-            for _, rest in heap:
-                notes.setdefault(rest, "adds no value once the better chunks are in")
-            break
-        state.add(i)
-        if covered.size:
-            covered |= problem.covers[i]
-        penalty[neighbours[indptr[i]:indptr[i + 1]]] += weights[indptr[i]:indptr[i + 1]]
-    return state.selected, notes
+    if stop >= 0:
+        notes[int(stop)] = f"adds no value: marginal gain {gain:.3f}"
+        for rest in queued.tolist():
+            notes.setdefault(rest, "adds no value once the better chunks are in")
+    return selected, notes
 
 
 def mmr(problem: Problem, lambda_: float = 0.7) -> tuple[np.ndarray, dict[int, str]]:
     """Maximal marginal relevance: λ·relevance − (1 − λ)·(highest similarity to a selected
     chunk), picking while anything fits."""
-    state = HardState(problem)
-    packed = problem.packed
     red = problem.signals.redundancy
     indptr, neighbours, sims = adjacency(problem.n, red.i, red.j, red.weight)
-    max_sim = np.zeros(problem.n)
-    while True:
-        available = state.available()
-        if not available.any():
-            break
-        scores = np.where(available, lambda_ * packed.relevance - (1 - lambda_) * max_sim, -np.inf)
-        i = int(np.argmax(scores))
-        state.add(i)
-        np.maximum.at(max_sim, neighbours[indptr[i]:indptr[i + 1]], sims[indptr[i]:indptr[i + 1]])
-    return state.selected, {}
+    return _mmr(float(lambda_), problem.packed.relevance.astype(np.float64, copy=False), indptr,
+                neighbours.astype(np.int64, copy=False), sims.astype(np.float64, copy=False), *_hard(problem)), {}
