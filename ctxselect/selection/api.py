@@ -8,6 +8,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Mapping
 
+import numpy as np
+
 from ctxselect._config import TOLERANCE
 from ctxselect.errors import InputError
 from ctxselect.features.compute import signals as compute_signals
@@ -21,7 +23,7 @@ from ctxselect.quality.report import QualityReport, report_for
 from ctxselect.selection.corroboration import OnUnresolved
 from ctxselect.selection.diagnosis import empty_reason
 from ctxselect.selection.explain import exclusion_reasons, unresolved_entries
-from ctxselect.selection.problem import ObjectiveWeights, Problem, build_problem, score
+from ctxselect.selection.problem import ObjectiveWeights, Problem, build_problem, marginal_gains, score
 from ctxselect.selection.solvers.registry import BASELINES, Method, Order, assembly_order
 from ctxselect.selection.solvers.core import upper_bound
 from ctxselect.selection.solvers.cpsat import load_solver
@@ -183,6 +185,10 @@ def _load_once() -> None:
                    **({"embedding": embeddings[k]} if embeddings else {})} for k, t in enumerate(texts)]
         problem = prepare(chunks, {"token_budget": 10, "conflict_fields": ["f"], "now": 1.1e9}, "floods in 2021?")
     upper_bound(problem, problem.capacity(True))  # the core's bound kernel
+    for method in (Method.GREEDY, Method.TOPK, Method.DENSITY):  # the baselines' kernels (the optimizer's hints)
+        BASELINES[method](problem)
+    BASELINES[Method.MMR](problem, 0.7)
+    marginal_gains(problem, np.arange(problem.n), np.zeros(problem.aspect_gain.size, dtype=bool), np.zeros(problem.n))
     _LOADED = True
 
 
