@@ -54,22 +54,25 @@ _MONTHS.update({m[:3]: k for m, k in list(_MONTHS.items())})
 _MONTHS["sept"] = 9
 _MONTH = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
 _DATE_PATTERNS = [
-    (re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b"), ("y", "m", "d")),
+    (re.compile(r"(\d(?<!\w\d)\d{3})-(\d{1,2})-(\d{1,2})\b"), ("y", "m", "d")),  # \b(\d{4})-..., see text/words.py
     (re.compile(rf"\b({_MONTH})\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.I), ("M", "d", "y")),
-    (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTH}),?\s+(\d{{4}})\b", re.I), ("d", "M", "y")),
+    (re.compile(rf"(\d(?<!\w\d)\d?)(?:st|nd|rd|th)?\s+({_MONTH}),?\s+(\d{{4}})\b", re.I), ("d", "M", "y")),
 ]
 # A date needs an ISO form or a month name: both are checked with plain substring searches first,
 # since the full date patterns cost ~80 µs a text.
 _MONTH_PREFIXES = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 
 
+_MONTH_PREFIX = re.compile("|".join(_MONTH_PREFIXES))  # one search for any of them
+
+
 def _may_hold_date(text: str) -> bool:
-    lower = text.lower()
-    return "-" in text or any(m in lower for m in _MONTH_PREFIXES)
+    return "-" in text or _MONTH_PREFIX.search(text.lower()) is not None
 
 
 _DIGIT = re.compile(r"\d")
-_NUMBER = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:\s*(%|percent|per cent)|\s+(thousand|million|billion|trillion))?(?![\w])", re.I)
+# (?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)..., its first digit taken first (text/words.py)
+_NUMBER = re.compile(r"(\d(?<![\w.,]\d)(?:\d{0,2}(?:,\d{3})+|\d*(?:\.\d+)?))(?:\s*(%|percent|per cent)|\s+(thousand|million|billion|trillion))?(?![\w])", re.I)
 _SCALE = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 #: A context word: a word (:data:`ctxselect.model.tokens.WORD`) that starts with a letter, with
 #: ``'`` and ``-`` joining words ("o'neil", "long-term"); a run starting with a digit is a number.
@@ -142,7 +145,7 @@ def claim_titles(candidates) -> Sequence:
 
 
 def _content_words(text: str) -> list[str]:
-    return [w.lower() for w in _WORD.findall(text) if w.lower() not in STOPWORDS and len(w) > 1]
+    return [low for w in _WORD.findall(text) if len(w) > 1 and (low := w.lower()) not in STOPWORDS]
 
 
 def _date(groups, order) -> str | None:
