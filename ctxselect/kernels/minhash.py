@@ -20,6 +20,7 @@ EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)
 _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
 _ROTATION_STEP = np.uint64(0x9E3779B97F4A7C15)
+_CHUNKS = 256  # the parallel kernel's prange steps: chunks of consecutive texts
 
 
 @serial
@@ -41,9 +42,9 @@ _BYTE_CLASS[0xC3:0xF0] = 2
 
 
 @serial
-def _word_hashes(buf, start, end):
-    """FNV-1a hashes of the words of buf[start:end]."""
-    out = np.empty((end - start) // 2 + 1, dtype=np.uint64)
+def _word_hashes(buf, start, end, out):
+    """The FNV-1a hashes of the words of buf[start:end], into ``out`` (room for
+    ``(end - start) // 2 + 1``); how many."""
     count = 0
     h = _FNV_OFFSET
     in_word = False
@@ -68,24 +69,23 @@ def _word_hashes(buf, start, end):
     if in_word:
         out[count] = h
         count += 1
-    return out[:count]
+    return count
 
 
-@parallel
-def _signatures(buf, offsets, shingle, bins):
-    """One signature row (``bins`` uint64) per text; also each text's word count."""
-    n = offsets.shape[0] - 1
-    sig = np.empty((n, bins), dtype=np.uint64)
-    words_per_text = np.zeros(n, dtype=np.int64)
+@serial
+def _sign_texts(buf, offsets, first, last, shingle, bins, sig, words_per_text):
+    """The signature rows and word counts of the texts first..last-1 (one scratch for their words)."""
+    largest = 0
+    for t in range(first, last):
+        largest = max(largest, (offsets[t + 1] - offsets[t]) // 2 + 1)
+    words = np.empty(largest, dtype=np.uint64)
     ubins = uint64(bins)
     mask = uint64(bins - 1)
     power_of_two = bins & (bins - 1) == 0
-    for t in prange(n):
-        row = sig[t]
+    for t in range(first, last):
         for b in range(bins):
-            row[b] = EMPTY
-        words = _word_hashes(buf, offsets[t], offsets[t + 1])
-        w = words.shape[0]
+            sig[t, b] = EMPTY
+        w = _word_hashes(buf, offsets[t], offsets[t + 1], words)
         words_per_text[t] = w
         if w == 0:
             continue
@@ -97,21 +97,34 @@ def _signatures(buf, offsets, shingle, bins):
             # h % bins; a mask when bins is a power of two (the same bin, without a division)
             b = h & mask if power_of_two else h % ubins
             value = _mix64(h ^ _ROTATION_STEP)
-            if value < row[b]:
-                row[b] = value
+            if value < sig[t, b]:
+                sig[t, b] = value
         # rotation densification: an empty bin borrows from the next originally non-empty bin to
         # its right (circularly), mixed with the distance, so equal patterns stay equal. One pass
         # from the right: ``source`` is that bin's position, counted past the end when it wraps
         # (only empty bins are written, so a source still holds its original value).
         source = 0
-        while row[source] == EMPTY:
+        while sig[t, source] == EMPTY:
             source += 1
         source += bins
         for b in range(bins - 1, -1, -1):
-            if row[b] != EMPTY:
+            if sig[t, b] != EMPTY:
                 source = b
             else:
-                row[b] = _mix64(row[source - bins if source >= bins else source] + uint64(source - b) * _ROTATION_STEP)
+                sig[t, b] = _mix64(sig[t, source - bins if source >= bins else source]
+                                   + uint64(source - b) * _ROTATION_STEP)
+
+
+@parallel
+def _signatures(buf, offsets, shingle, bins):
+    """One signature row (``bins`` uint64) per text; also each text's word count. The parallel
+    kernel gives each ``prange`` step a chunk of consecutive texts."""
+    n = offsets.shape[0] - 1
+    sig = np.empty((n, bins), dtype=np.uint64)
+    words_per_text = np.zeros(n, dtype=np.int64)
+    chunks = min(n, _CHUNKS)
+    for c in prange(chunks):
+        _sign_texts(buf, offsets, c * n // chunks, (c + 1) * n // chunks, shingle, bins, sig, words_per_text)
     return sig, words_per_text
 
 

@@ -63,11 +63,9 @@ _DATE_PATTERNS = [
 _MONTH_PREFIXES = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 
 
-_MONTH_PREFIX = re.compile("|".join(_MONTH_PREFIXES))  # one search for any of them
-
-
 def _may_hold_date(text: str) -> bool:
-    return "-" in text or _MONTH_PREFIX.search(text.lower()) is not None
+    lower = text.lower()
+    return "-" in text or any(m in lower for m in _MONTH_PREFIXES)
 
 
 _DIGIT = re.compile(r"\d")
