@@ -142,8 +142,25 @@ def claim_titles(candidates) -> Sequence:
     return _Titles(candidates)
 
 
-def _content_words(text: str) -> list[str]:
-    return [low for w in _WORD.findall(text) if len(w) > 1 and (low := w.lower()) not in STOPWORDS]
+def _is_content(word: str) -> str:
+    """The word lower-cased if it is a content word (two or more characters, not a stopword), else ""."""
+    return low if len(word) > 1 and (low := word.lower()) not in STOPWORDS else ""
+
+
+def _last_content_words(text: str, count: int) -> list[str]:
+    """The last ``count`` content words of ``text``, lower-cased, in text order (read from the end)."""
+    out = []
+    for w in reversed(_WORD.findall(text)):
+        if low := _is_content(w):
+            out.append(low)
+            if len(out) == count:
+                break
+    return out[::-1]
+
+
+def _first_content_word(text: str) -> str:
+    """The first content word of ``text``, lower-cased; "" if none."""
+    return next((low for w in _WORD.findall(text) if (low := _is_content(w))), "")
 
 
 def _date(groups, order) -> str | None:
@@ -204,7 +221,7 @@ def _claims_of(text: str) -> tuple[Claim, ...]:
             if iso is None or taken.find(1, m.start(), m.end()) >= 0:
                 continue
             taken[m.start():m.end()] = b"\x01" * (m.end() - m.start())
-            before = _content_words(text[max(0, m.start() - CONTEXT_WINDOW):m.start()])[-CONTEXT_WORDS:]
+            before = _last_content_words(text[max(0, m.start() - CONTEXT_WINDOW):m.start()], CONTEXT_WORDS)
             found.append((m.start(), Claim(iso, m.group(0), " ".join(before), before[-1] if before else "", "date",
                                            m.start(), m.end())))
     numbers = 0
@@ -221,10 +238,10 @@ def _claims_of(text: str) -> tuple[Claim, ...]:
             continue  # a label ("part 2", "No. 5", "topic 0"): it names what a claim is about
         if scale:
             value *= _SCALE[scale.lower()]
-        after = _content_words(text[m.end():m.end() + 40])
-        unit = "%" if percent else (after[0] if after else "")
-        before = _content_words(text[max(0, m.start() - CONTEXT_WINDOW):m.start()])[-CONTEXT_WORDS:]
-        raw = m.group(0) + (f" {after[0]}" if after and not percent else "")
+        after = _first_content_word(text[m.end():m.end() + 40])
+        unit = "%" if percent else after
+        before = _last_content_words(text[max(0, m.start() - CONTEXT_WINDOW):m.start()], CONTEXT_WORDS)
+        raw = m.group(0) + (f" {after}" if after and not percent else "")
         found.append((m.start(), Claim(value, raw.strip(), " ".join(before), unit, "number", m.start(), m.end())))
         numbers += 1
     if len(found) > MAX_CLAIMS_PER_TEXT:
