@@ -18,7 +18,7 @@ from ctxselect.kernels.minhash import (
     _all_pairs_above,
     _all_pairs_above_serial,
     _band_keys,
-    _bucket_pairs,
+    _lsh_pairs,
     _signature_similarity,
     _signatures,
     _signatures_serial,
@@ -174,13 +174,8 @@ def minhash_pairs(signatures: np.ndarray, threshold: float, *, exhaustive: bool 
         kernel = _all_pairs_above_serial if n * (n - 1) // 2 < SERIAL_PAIRS else _all_pairs_above
         return kernel(signatures, threshold)
     keys = _band_keys(signatures, lsh_bands(threshold, bins))
-    parts_i, parts_j = [], []
-    for band_keys in keys:
-        order = np.argsort(band_keys, kind="stable")
-        i, j = _bucket_pairs(band_keys[order], order.astype(np.int64), MAX_BUCKET)
-        parts_i.append(i)
-        parts_j.append(j)
-    code = np.unique(np.concatenate(parts_i) * n + np.concatenate(parts_j))
+    i, j = _lsh_pairs(keys, MAX_BUCKET)
+    code = np.unique(i * n + j)
     i, j = code // n, code % n
     w = _signature_similarity(signatures, i, j)
     keep = w >= threshold - SIMILARITY_EPSILON

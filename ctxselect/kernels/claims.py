@@ -15,11 +15,11 @@ last by the start: "war—" of "war—March 3, 2021"), ``need`` of them content 
 characters, not a stopword: an open-addressing table, hits checked on the bytes). A number's unit
 is the first content word after its digits if it ends within :data:`UNIT_REACH` characters of the
 start (Python reads 40 from the number's end), "%" after "%" or "per", and the word after a scale
-word. A text with a code point of ``exotic`` (where the buffer cannot stand for the patterns run
-on the original: non-ASCII digits, whitespace in words, lower-casings that change the length) is
-flagged 1, one whose entries overflow its slice 2: neither gets entries (the caller reads them in
-Python). The final sigma is hashed as sigma (``str.lower`` picks one by context).
-"""
+word. A text with a code point of ``exotic`` (where the buffer cannot stand for the patterns run on the
+original: non-ASCII digits, whitespace in words, lower-casings that change the length) is flagged 1,
+one whose entries overflow its slice 2: neither gets entries (the caller reads them in Python). The
+final sigma is hashed as sigma (``str.lower`` picks one by context). Bytes after a text's last ASCII
+digit and last lead byte (0xC0 on) are not scanned: no start nor exotic code point lies there."""
 
 from __future__ import annotations
 
@@ -243,8 +243,7 @@ def _back(buf, start, j):  # (first byte, code point) of the character ending at
     k = j - 1
     while k > start and (buf[k] & 0xC0) == 0x80:
         k -= 1
-    cp, _n = _decode(buf, k, j)
-    return k, cp
+    return k, _decode(buf, k, j)[0]
 
 
 @serial
@@ -291,14 +290,16 @@ def _context(buf, start, pos, ci, window, need, slots, offsets, raw, max_stop):
 @serial
 def _scan_texts(buf, starts, ends, first, last, max_chars, window, need, slots, offsets, raw, max_stop, exotic,
                 out_w, out_u, slot, counts, flags):
-    """Texts first..last-1: entries into out_w / out_u [slot[t]:slot[t + 1]], their number into
-    ``counts``, ``flags`` 1 (exotic) or 2 (overflow; both count 0). The byte loop calls helpers only
-    at a possible start (a call with arrays costs reference-count atomics the threads share)."""
+    """Texts first..last-1: entries into out_w / out_u [slot[t]:slot[t + 1]], their number into ``counts``,
+    ``flags`` 1 (exotic) or 2 (overflow; both count 0). The byte loop calls helpers only at a possible start (a
+    call with arrays costs reference-count atomics the threads share); it ends at the last digit or lead byte."""
     units = np.zeros(3, dtype=np.uint64)
     for t in range(first, last):
-        start, end, at, cap = starts[t], ends[t], slot[t], slot[t + 1] - slot[t]
+        start, end, stop, at, cap = starts[t], ends[t], ends[t], slot[t], slot[t + 1] - slot[t]
         count, flag, continuation, previous = 0, 0, 0, 0  # char index: pos - start - continuation
-        for pos in range(start, end):
+        while stop > start and buf[stop - 1] < 0xC0 and not 48 <= buf[stop - 1] <= 57:
+            stop -= 1
+        for pos in range(start, stop):
             b = buf[pos]
             late = pos - start >= max_chars and pos - start - continuation >= max_chars  # no start from here
             if late and pos - start - continuation >= max_chars + SCAN_EXTRA:
@@ -344,8 +345,7 @@ def _scan_texts(buf, starts, ends, first, last, max_chars, window, need, slots, 
 @serial
 def _compact(scratch_w, scratch_u, slot, counts):
     """The slices scratch[slot[t]:slot[t] + counts[t]] as one CSR (indptr, word keys, unit keys)."""
-    indptr = np.zeros(counts.shape[0] + 1, dtype=np.int64)
-    indptr[1:] = np.cumsum(counts)
+    indptr = np.concatenate((np.zeros(1, dtype=np.int64), np.cumsum(counts)))
     word_keys, unit_keys = np.empty(indptr[-1], dtype=np.uint64), np.empty(indptr[-1], dtype=np.uint64)
     for t in range(counts.shape[0]):
         word_keys[indptr[t]:indptr[t + 1]] = scratch_w[slot[t]:slot[t] + counts[t]]

@@ -20,6 +20,7 @@ EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)
 _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
 _ROTATION_STEP = np.uint64(0x9E3779B97F4A7C15)
+_CHUNKS = 256  # the parallel kernel's prange steps: chunks of consecutive texts
 
 
 @serial
@@ -30,24 +31,32 @@ def _mix64(x):
     return x ^ (x >> uint64(31))
 
 
+# Each byte's class for the word scan: 0 an ASCII separator, 1 an ASCII letter or digit, 2 the lead
+# byte of a word character's sequence (U+00C0..U+07FF from 0xC3, U+0800..U+FFFF), 3 a continuation
+# byte (of the class of its lead), 4 any other lead byte (U+0080..U+00BF, astral code points).
+_BYTE_CLASS = np.zeros(256, dtype=np.uint8)
+_BYTE_CLASS[48:58] = _BYTE_CLASS[65:91] = _BYTE_CLASS[97:123] = 1
+_BYTE_CLASS[0x80:0xC0] = 3
+_BYTE_CLASS[0xC0:0xC3] = _BYTE_CLASS[0xF0:] = 4
+_BYTE_CLASS[0xC3:0xF0] = 2
+
+
 @serial
-def _word_hashes(buf, start, end):
-    """FNV-1a hashes of the words of buf[start:end]."""
-    out = np.empty((end - start) // 2 + 1, dtype=np.uint64)
+def _word_hashes(buf, start, end, out):
+    """The FNV-1a hashes of the words of buf[start:end], into ``out`` (room for
+    ``(end - start) // 2 + 1``); how many."""
     count = 0
     h = _FNV_OFFSET
     in_word = False
     lead_is_word = False  # the class of the multi-byte sequence a continuation byte belongs to
     for p in range(start, end):
         b = buf[p]
-        if b < 128:
-            is_word = (b >= 48 and b <= 57) or (b >= 97 and b <= 122) or (b >= 65 and b <= 90)
-            lead_is_word = False
-        elif b >= 0xC0:  # a lead byte: U+00C0..U+07FF (from 0xC3) and U+0800..U+FFFF are word characters
-            is_word = b >= 0xC3 and b < 0xF0
-            lead_is_word = is_word
-        else:  # a continuation byte
+        kind = _BYTE_CLASS[b]
+        if kind == 3:
             is_word = lead_is_word
+        else:
+            is_word = kind == 1 or kind == 2
+            lead_is_word = kind == 2
         if is_word:
             if not in_word:
                 h = _FNV_OFFSET
@@ -60,21 +69,23 @@ def _word_hashes(buf, start, end):
     if in_word:
         out[count] = h
         count += 1
-    return out[:count]
+    return count
 
 
-@parallel
-def _signatures(buf, offsets, shingle, bins):
-    """One signature row (``bins`` uint64) per text; also each text's word count."""
-    n = offsets.shape[0] - 1
-    sig = np.empty((n, bins), dtype=np.uint64)
-    words_per_text = np.zeros(n, dtype=np.int64)
-    for t in prange(n):
-        row = sig[t]
+@serial
+def _sign_texts(buf, offsets, first, last, shingle, bins, sig, words_per_text):
+    """The signature rows and word counts of the texts first..last-1 (one scratch for their words)."""
+    largest = 0
+    for t in range(first, last):
+        largest = max(largest, (offsets[t + 1] - offsets[t]) // 2 + 1)
+    words = np.empty(largest, dtype=np.uint64)
+    ubins = uint64(bins)
+    mask = uint64(bins - 1)
+    power_of_two = bins & (bins - 1) == 0
+    for t in range(first, last):
         for b in range(bins):
-            row[b] = EMPTY
-        words = _word_hashes(buf, offsets[t], offsets[t + 1])
-        w = words.shape[0]
+            sig[t, b] = EMPTY
+        w = _word_hashes(buf, offsets[t], offsets[t + 1], words)
         words_per_text[t] = w
         if w == 0:
             continue
@@ -83,21 +94,37 @@ def _signatures(buf, offsets, shingle, bins):
             h = uint64(k)
             for m in range(k):
                 h = _mix64(h ^ words[s + m])
-            b = h % uint64(bins)
+            # h % bins; a mask when bins is a power of two (the same bin, without a division)
+            b = h & mask if power_of_two else h % ubins
             value = _mix64(h ^ _ROTATION_STEP)
-            if value < row[b]:
-                row[b] = value
+            if value < sig[t, b]:
+                sig[t, b] = value
         # rotation densification: an empty bin borrows from the next originally non-empty bin to
-        # its right (circularly), mixed with the distance, so equal patterns stay equal
-        original = row.copy()
-        for b in range(bins):
-            if original[b] == EMPTY:
-                step = 1
-                src = (b + 1) % bins
-                while original[src] == EMPTY:
-                    step += 1
-                    src = (src + 1) % bins
-                row[b] = _mix64(original[src] + uint64(step) * _ROTATION_STEP)
+        # its right (circularly), mixed with the distance, so equal patterns stay equal. One pass
+        # from the right: ``source`` is that bin's position, counted past the end when it wraps
+        # (only empty bins are written, so a source still holds its original value).
+        source = 0
+        while sig[t, source] == EMPTY:
+            source += 1
+        source += bins
+        for b in range(bins - 1, -1, -1):
+            if sig[t, b] != EMPTY:
+                source = b
+            else:
+                sig[t, b] = _mix64(sig[t, source - bins if source >= bins else source]
+                                   + uint64(source - b) * _ROTATION_STEP)
+
+
+@parallel
+def _signatures(buf, offsets, shingle, bins):
+    """One signature row (``bins`` uint64) per text; also each text's word count. The parallel
+    kernel gives each ``prange`` step a chunk of consecutive texts."""
+    n = offsets.shape[0] - 1
+    sig = np.empty((n, bins), dtype=np.uint64)
+    words_per_text = np.zeros(n, dtype=np.int64)
+    chunks = min(n, _CHUNKS)
+    for c in prange(chunks):
+        _sign_texts(buf, offsets, c * n // chunks, (c + 1) * n // chunks, shingle, bins, sig, words_per_text)
     return sig, words_per_text
 
 
@@ -172,46 +199,70 @@ def _band_keys(sig, bands):
 
 
 @serial
-def _run_end(sorted_keys, start):
-    """End (exclusive) of the run of equal keys that begins at ``start``."""
-    end = start + 1
-    while end < sorted_keys.shape[0] and sorted_keys[end] == sorted_keys[start]:
-        end += 1
-    return end
+def _lsh_pairs(keys, max_bucket):
+    """Pairs (i < j) of texts sharing a key in a band, for every band of ``keys`` (bands x n, from
+    :func:`_band_keys`): every pair of a bucket of at most ``max_bucket`` texts, a chain of
+    neighbours in text order (enough to connect its members) for a larger one. Unique within a
+    band; a pair found in several bands comes once per band.
 
-
-@serial
-def _bucket_pairs(sorted_keys, order, max_bucket):
-    """Pairs of texts sharing a key (within one band), given the band's keys sorted with their
-    positions ``order``. Buckets larger than ``max_bucket`` contribute only a chain of neighbours
-    (enough to connect their members) instead of every pair. Pairs are (min, max)."""
-    n = sorted_keys.shape[0]
+    Buckets are found with an open-addressing table of each band's keys (the keys are hashes;
+    linear probing), its members linked in text order: no sort."""
+    bands, n = keys.shape
+    size = 16
+    while size < 2 * n:
+        size *= 2
+    mask = uint64(size - 1)
+    slot_key = np.empty(size, dtype=np.uint64)
+    slot_head = np.empty(size, dtype=np.int64)  # the bucket's first text; -1: an empty slot
+    slot_tail = np.empty(size, dtype=np.int64)
+    slot_size = np.empty(size, dtype=np.int64)
+    bucket_of = np.empty(n, dtype=np.int64)  # a text's slot; -1 for an empty text
+    following = np.empty(n, dtype=np.int64)  # the next text of its bucket; -1 at the end
+    out_i = np.empty(max(16, 2 * n), dtype=np.int64)
+    out_j = np.empty(max(16, 2 * n), dtype=np.int64)
     count = 0
-    start = 0
-    while start < n:
-        end = _run_end(sorted_keys, start)
-        size = end - start
-        if sorted_keys[start] != EMPTY and size > 1:
-            count += size * (size - 1) // 2 if size <= max_bucket else size - 1
-        start = end
-    out_i = np.empty(count, dtype=np.int64)
-    out_j = np.empty(count, dtype=np.int64)
-    k = 0
-    start = 0
-    while start < n:
-        end = _run_end(sorted_keys, start)
-        if sorted_keys[start] != EMPTY and end - start > 1:
-            chain = end - start > max_bucket
-            for a in range(start, end):
-                for b in range(a + 1, a + 2 if chain else end):
-                    if b >= end:
-                        break
-                    x, y = order[a], order[b]
-                    out_i[k] = min(x, y)
-                    out_j[k] = max(x, y)
-                    k += 1
-        start = end
-    return out_i, out_j
+    for band in range(bands):
+        slot_head[:] = -1
+        for t in range(n):
+            key = keys[band, t]
+            following[t] = -1
+            if key == EMPTY:
+                bucket_of[t] = -1
+                continue
+            slot = np.int64(key & mask)
+            while slot_head[slot] >= 0 and slot_key[slot] != key:
+                slot = (slot + 1) & (size - 1)
+            if slot_head[slot] < 0:
+                slot_key[slot] = key
+                slot_head[slot] = t
+                slot_size[slot] = 1
+            else:
+                following[slot_tail[slot]] = t
+                slot_size[slot] += 1
+            slot_tail[slot] = t
+            bucket_of[t] = slot
+        for t in range(n):
+            slot = bucket_of[t]
+            if slot < 0 or slot_head[slot] != t or slot_size[slot] < 2:
+                continue  # each bucket once, from its first text
+            members = slot_size[slot]
+            need = members * (members - 1) // 2 if members <= max_bucket else members - 1
+            if count + need > out_i.shape[0]:
+                grown = max(2 * out_i.shape[0], count + need)
+                out_i = np.concatenate((out_i[:count], np.empty(grown - count, dtype=np.int64)))
+                out_j = np.concatenate((out_j[:count], np.empty(grown - count, dtype=np.int64)))
+            a = t
+            while a >= 0:
+                b = following[a]
+                while b >= 0:
+                    out_i[count] = a
+                    out_j[count] = b
+                    count += 1
+                    if members > max_bucket:
+                        break  # a chain: the next member only
+                    b = following[b]
+                a = following[a]
+    return out_i[:count], out_j[:count]
 
 
 # Serial twins for small inputs: launching the parallel kernels costs milliseconds (thread wake-up,

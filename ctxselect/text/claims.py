@@ -54,9 +54,9 @@ _MONTHS.update({m[:3]: k for m, k in list(_MONTHS.items())})
 _MONTHS["sept"] = 9
 _MONTH = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
 _DATE_PATTERNS = [
-    (re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b"), ("y", "m", "d")),
+    (re.compile(r"(\d(?<!\w\d)\d{3})-(\d{1,2})-(\d{1,2})\b"), ("y", "m", "d")),  # \b(\d{4})-..., see text/words.py
     (re.compile(rf"\b({_MONTH})\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.I), ("M", "d", "y")),
-    (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTH}),?\s+(\d{{4}})\b", re.I), ("d", "M", "y")),
+    (re.compile(rf"(\d(?<!\w\d)\d?)(?:st|nd|rd|th)?\s+({_MONTH}),?\s+(\d{{4}})\b", re.I), ("d", "M", "y")),
 ]
 # A date needs an ISO form or a month name: both are checked with plain substring searches first,
 # since the full date patterns cost ~80 µs a text.
@@ -69,7 +69,8 @@ def _may_hold_date(text: str) -> bool:
 
 
 _DIGIT = re.compile(r"\d")
-_NUMBER = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:\s*(%|percent|per cent)|\s+(thousand|million|billion|trillion))?(?![\w])", re.I)
+# (?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)..., its first digit taken first (text/words.py)
+_NUMBER = re.compile(r"(\d(?<![\w.,]\d)(?:\d{0,2}(?:,\d{3})+|\d*(?:\.\d+)?))(?:\s*(%|percent|per cent)|\s+(thousand|million|billion|trillion))?(?![\w])", re.I)
 _SCALE = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 #: A context word: a word (:data:`ctxselect.model.tokens.WORD`) that starts with a letter, with
 #: ``'`` and ``-`` joining words ("o'neil", "long-term"); a run starting with a digit is a number.
@@ -141,8 +142,25 @@ def claim_titles(candidates) -> Sequence:
     return _Titles(candidates)
 
 
-def _content_words(text: str) -> list[str]:
-    return [w.lower() for w in _WORD.findall(text) if w.lower() not in STOPWORDS and len(w) > 1]
+def _is_content(word: str) -> str:
+    """The word lower-cased if it is a content word (two or more characters, not a stopword), else ""."""
+    return low if len(word) > 1 and (low := word.lower()) not in STOPWORDS else ""
+
+
+def _last_content_words(text: str, count: int) -> list[str]:
+    """The last ``count`` content words of ``text``, lower-cased, in text order (read from the end)."""
+    out = []
+    for w in reversed(_WORD.findall(text)):
+        if low := _is_content(w):
+            out.append(low)
+            if len(out) == count:
+                break
+    return out[::-1]
+
+
+def _first_content_word(text: str) -> str:
+    """The first content word of ``text``, lower-cased; "" if none."""
+    return next((low for w in _WORD.findall(text) if (low := _is_content(w))), "")
 
 
 def _date(groups, order) -> str | None:
@@ -203,7 +221,7 @@ def _claims_of(text: str) -> tuple[Claim, ...]:
             if iso is None or taken.find(1, m.start(), m.end()) >= 0:
                 continue
             taken[m.start():m.end()] = b"\x01" * (m.end() - m.start())
-            before = _content_words(text[max(0, m.start() - CONTEXT_WINDOW):m.start()])[-CONTEXT_WORDS:]
+            before = _last_content_words(text[max(0, m.start() - CONTEXT_WINDOW):m.start()], CONTEXT_WORDS)
             found.append((m.start(), Claim(iso, m.group(0), " ".join(before), before[-1] if before else "", "date",
                                            m.start(), m.end())))
     numbers = 0
@@ -220,10 +238,10 @@ def _claims_of(text: str) -> tuple[Claim, ...]:
             continue  # a label ("part 2", "No. 5", "topic 0"): it names what a claim is about
         if scale:
             value *= _SCALE[scale.lower()]
-        after = _content_words(text[m.end():m.end() + 40])
-        unit = "%" if percent else (after[0] if after else "")
-        before = _content_words(text[max(0, m.start() - CONTEXT_WINDOW):m.start()])[-CONTEXT_WORDS:]
-        raw = m.group(0) + (f" {after[0]}" if after and not percent else "")
+        after = _first_content_word(text[m.end():m.end() + 40])
+        unit = "%" if percent else after
+        before = _last_content_words(text[max(0, m.start() - CONTEXT_WINDOW):m.start()], CONTEXT_WORDS)
+        raw = m.group(0) + (f" {after}" if after and not percent else "")
         found.append((m.start(), Claim(value, raw.strip(), " ".join(before), unit, "number", m.start(), m.end())))
         numbers += 1
     if len(found) > MAX_CLAIMS_PER_TEXT:

@@ -10,7 +10,11 @@ from ctxselect.model.tokens import WORD
 
 __all__ = ["content_terms", "number_text", "number_value", "numbers_in", "years_in", "STOPWORDS"]
 
-_YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
+# Each pattern of this module and of text/claims.py opens with what its first character must be, and
+# the look-behind that guards that character comes after it ("(?<![\w.,])\d" written
+# "\d(?<![\w.,]\d)"): the same matches, but ``re`` then skips the positions where that character
+# cannot stand without trying the pattern there (2-3 times faster on ordinary text).
+_YEAR = re.compile(r"(1(?<!\d1)[5-9]\d\d|2(?<!\d2)0\d\d)(?!\d)")  # (?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)
 
 STOPWORDS = frozenset("""
 a about above after again against all also am an and any are as at be because been before being
@@ -50,7 +54,7 @@ def years_in(text: str) -> list[int]:
     return [int(y) for y in _YEAR.findall(text)]
 
 
-_NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*(?!\w)")
+_NUMBER = re.compile(r"\d(?<![\w.,]\d)\d*(?:[.,]\d+)*(?!\w)")  # (?<![\w.,])\d+(?:[.,]\d+)*(?!\w)
 
 
 def number_value(token: str) -> float:

@@ -18,7 +18,7 @@ from ctxselect.kernels.minhash import (
     _all_pairs_above,
     _all_pairs_above_serial,
     _band_keys,
-    _bucket_pairs,
+    _lsh_pairs,
     _signature_similarity,
     _signatures,
     _signatures_serial,
@@ -26,7 +26,7 @@ from ctxselect.kernels.minhash import (
 from ctxselect.packing import text_buffer
 from tests.naive.signals import (
     naive_band_keys,
-    naive_bucket_pairs,
+    naive_lsh_pairs,
     naive_jaccard,
     naive_pairs_above,
     naive_shingles,
@@ -166,13 +166,54 @@ def test_band_keys_match_twin(bands):
     assert _band_keys(sig, bands).tolist() == naive_band_keys(rows_of(sig), bands)
 
 
+def _per_band(i, j, keys, max_bucket):
+    """The kernel's pairs split back into bands (each band's pairs come in one run, bands in
+    order; a run ends where the next band's first pair begins)."""
+    pairs = list(zip(i.tolist(), j.tolist()))
+    bands, start = [], 0
+    for band_keys in keys:
+        want = 0
+        buckets = {}
+        for key in band_keys.tolist():
+            if key != int(EMPTY):
+                buckets[key] = buckets.get(key, 0) + 1
+        for size in buckets.values():
+            want += 0 if size < 2 else size * (size - 1) // 2 if size <= max_bucket else size - 1
+        bands.append(pairs[start:start + want])
+        start += want
+    assert start == len(pairs)
+    return bands
+
+
 @pytest.mark.parametrize("max_bucket", [1, 2, 3, 400])
-def test_bucket_pairs_match_twin(max_bucket):
-    rng = np.random.default_rng(max_bucket)
-    keys = rng.integers(0, 6, 40).astype(np.uint64)
-    keys[rng.random(40) < 0.2] = EMPTY  # empty texts share no bucket
-    order = np.argsort(keys, kind="stable")
-    i, j = _bucket_pairs(keys[order], order.astype(np.int64), max_bucket)
-    got = list(zip(i.tolist(), j.tolist()))
-    assert len(got) == len(set(got))  # no pair twice within one band
-    assert set(got) == naive_bucket_pairs([int(k) for k in keys], max_bucket)
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_lsh_pairs_match_twin(max_bucket, seed):
+    """Random keys with large buckets (chains below ``max_bucket``), empty texts, several bands."""
+    rng = np.random.default_rng(100 * max_bucket + seed)
+    keys = rng.integers(0, 6, (3, 40)).astype(np.uint64)
+    keys[rng.random((3, 40)) < 0.2] = EMPTY  # empty texts share no bucket
+    keys[1] = rng.integers(0, 2**63, 40).astype(np.uint64)  # a band of (mostly) distinct hashes
+    keys[1, 5:9] = keys[1, 30]
+    i, j = _lsh_pairs(keys, max_bucket)
+    assert i.dtype == np.int64 and j.dtype == np.int64 and bool((i < j).all())
+    got = _per_band(i, j, keys, max_bucket)
+    for band, pairs in enumerate(got):
+        assert len(pairs) == len(set(pairs))  # no pair twice within one band
+    assert [set(p) for p in got] == naive_lsh_pairs([[int(k) for k in band] for band in keys], max_bucket)
+
+
+def test_lsh_pairs_edges():
+    """No texts, one text, all empty, one bucket of everything (a chain), keys colliding in the table."""
+    for keys in (np.empty((4, 0), np.uint64), np.zeros((2, 1), np.uint64), np.full((2, 5), EMPTY)):
+        i, j = _lsh_pairs(keys, 400)
+        assert len(i) == len(j) == 0
+    same = np.zeros((1, 600), np.uint64)
+    i, j = _lsh_pairs(same, 400)
+    assert list(zip(i.tolist(), j.tolist())) == [(t, t + 1) for t in range(599)]
+    colliding = (np.arange(50, dtype=np.uint64) * np.uint64(1 << 20))[None, :].repeat(2, axis=0)  # one slot
+    colliding[0, 10] = colliding[0, 20] = colliding[0, 30]
+    i, j = _lsh_pairs(colliding, 400)
+    assert sorted(zip(i.tolist(), j.tolist())) == [(10, 20), (10, 30), (20, 30)]
+    many = np.repeat(np.arange(300, dtype=np.uint64) % np.uint64(7), 1)[None, :]  # output grows past its start
+    i, j = _lsh_pairs(many, 400)
+    assert len(i) == sum(c * (c - 1) // 2 for c in np.bincount(np.arange(300) % 7))

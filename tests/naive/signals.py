@@ -188,3 +188,8 @@ def naive_bucket_pairs(keys, max_bucket):
         else:
             out.update(zip(members, members[1:]))
     return out
+
+
+def naive_lsh_pairs(keys_by_band, max_bucket):
+    """Per band, the set of :func:`naive_bucket_pairs` of its keys."""
+    return [naive_bucket_pairs(keys, max_bucket) for keys in keys_by_band]

@@ -36,8 +36,13 @@ def version_rank(packed: PackedCandidates) -> np.ndarray:
     rank = np.full(packed.n, -1, dtype=np.int64)
     names = packed.version_names
     by_doc: dict[int, list[tuple[tuple, int]]] = {}
-    for i in np.flatnonzero((packed.doc >= 0) & (packed.version >= 0)).tolist():
-        by_doc.setdefault(int(packed.doc[i]), []).append((_natural_key(names[packed.version[i]]), i))
+    keys: dict[int, tuple] = {}  # per version name: a few names serve many chunks
+    at = np.flatnonzero((packed.doc >= 0) & (packed.version >= 0))
+    for i, doc, code in zip(at.tolist(), packed.doc[at].tolist(), packed.version[at].tolist()):
+        key = keys.get(code)
+        if key is None:
+            key = keys[code] = _natural_key(names[code])
+        by_doc.setdefault(doc, []).append((key, i))
     for members in by_doc.values():
         order = {key: r for r, key in enumerate(sorted({key for key, _ in members}))}
         for key, i in members:
