@@ -13,6 +13,7 @@ import numpy as np
 from ctxselect._config import TOLERANCE
 from ctxselect.errors import InputError
 from ctxselect.features.compute import signals as compute_signals
+from ctxselect.features.similarity import minhash_pairs, text_signatures
 from ctxselect.model import validation as checks
 from ctxselect.model.candidate import Candidate
 from ctxselect.model.requirements import Requirements
@@ -185,6 +186,7 @@ def _load_once() -> None:
                    **({"embedding": embeddings[k]} if embeddings else {})} for k, t in enumerate(texts)]
         problem = prepare(chunks, {"token_budget": 10, "conflict_fields": ["f"], "now": 1.1e9}, "floods in 2021?")
     upper_bound(problem, problem.capacity(True))  # the core's bound kernel
+    minhash_pairs(text_signatures(texts)[0], 0.5, exhaustive=False)  # LSH banding (n >= 634 only)
     for method in (Method.GREEDY, Method.TOPK, Method.DENSITY):  # the baselines' kernels (the optimizer's hints)
         BASELINES[method](problem)
     BASELINES[Method.MMR](problem, 0.7)
