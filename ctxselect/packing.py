@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Iterable, Mapping
+from itertools import chain, repeat
+from operator import contains, itemgetter
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -24,29 +26,51 @@ NO_CODE = -1
 UNLIMITED = np.iinfo(np.int64).max // 4
 
 
+#: A claim value's kind: values of different kinds never intern alike ("1", 1 and true are three
+#: values; 1 and 1.0 are one number). Text 0, booleans 1, numbers 2, -1 for None (absent);
+#: a type not listed (a subclass) by isinstance.
+_KINDS: dict[type, int] = {str: 0, bool: 1, int: 2, float: 2, type(None): -1}
+_MISSING = (-1, None)  # an absent claim's key
+
+
 def _kind(value: Any) -> int:
-    """0 for text, 1 for booleans, 2 for numbers: values of different kinds never intern alike."""
+    """0 for text, 1 for booleans, 2 for numbers."""
     return 0 if isinstance(value, str) else (1 if isinstance(value, bool) else 2)
 
 
-class _Interner:
-    """Assigns consecutive integer codes to values in first-seen order."""
+def _intern(values: Sequence[Any], initial: Iterable[Any] = (), missing: Any = None,
+            ) -> tuple[np.ndarray, dict[Any, int]]:
+    """Codes of ``values`` numbered in first-seen order, after ``initial``'s (``missing``:
+    :data:`NO_CODE`), and the table value -> code (in code order: its keys are the names).
+    Equal values get one code, so the values must be of one kind (labels: all text)."""
+    if not initial and values.count(missing) == len(values):  # nothing to intern (no doc ids, say)
+        return np.full(len(values), NO_CODE, dtype=np.int32), {}
+    order = dict.fromkeys(initial)
+    order.update(dict.fromkeys(values))
+    order.pop(missing, None)
+    table = dict(zip(order, range(len(order))))
+    table[missing] = NO_CODE
+    codes = np.fromiter(map(table.__getitem__, values), dtype=np.int32, count=len(values))
+    del table[missing]
+    return codes, table
 
-    def __init__(self, initial: Iterable[Any] = ()) -> None:
-        self.codes: dict[Any, int] = {}
-        self.values: list[Any] = []
-        for value in initial:
-            self.code(value)
 
-    def code(self, value: Any) -> int:
-        if value is None:
-            return NO_CODE
-        key = (_kind(value), value)  # keep "1", 1 and true apart (1 and 1.0 are one number)
-        found = self.codes.get(key)
-        if found is None:
-            found = self.codes[key] = len(self.values)
-            self.values.append(value)
-        return found
+def _claim_codes(values: list[Any]) -> tuple[np.ndarray, tuple[Any, ...]]:
+    """Claim values (None: absent) interned by kind and value: their codes, and the first-seen
+    value of each code."""
+    kinds = {_KINDS.get(kind) for kind in set(map(type, values))} - {-1}
+    if None not in kinds and len(kinds) <= 1:  # one kind (all numbers, say): the values intern as they are
+        codes, table = _intern(values)
+        return codes, tuple(table)
+    codes, table = _intern([_MISSING if v is None else (_kind(v), v) for v in values], missing=_MISSING)
+    return codes, tuple(value for _, value in table)
+
+
+#: The fields pack() reads off every candidate's ``__dict__`` (a dataclass keeps its fields
+#: there), all in one C-level pass of :func:`operator.itemgetter`.
+_COLUMNS = ("id", "source", "relevance", "tokens", "rank", "timestamp", "valid_from", "valid_to",
+            "doc_id", "version", "scope", "aspects", "fields", "extra")
+_READ = itemgetter(*_COLUMNS)
 
 
 @dataclass(frozen=True, eq=False)
@@ -150,25 +174,44 @@ def text_buffer(texts: Iterable[str], *, lower: bool = True) -> tuple[np.ndarray
     each text's byte offsets (length n + 1): the array form every per-text kernel reads (MinHash,
     query terms, claims). Lone surrogates (possible in a question or a title, never in a validated
     text) keep their three-byte form; no bytes at all give one zero byte, so a kernel always gets
-    a non-empty array (the offsets still say: no bytes)."""
-    encoded = [(t.lower() if lower else t).encode("utf-8", "surrogatepass") for t in texts]
-    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
-    np.cumsum([len(e) for e in encoded], out=offsets[1:])
-    buf = np.frombuffer(b"".join(encoded), dtype=np.uint8)
+    a non-empty array (the offsets still say: no bytes).
+
+    ASCII texts are joined, lowered and encoded in one call each (ASCII lowers character by
+    character, one byte each); other texts one by one (Greek capital sigma lowers by its
+    neighbours: a final sigma stays final in its own text)."""
+    texts = texts if isinstance(texts, (list, tuple)) else list(texts)
+    joined = "".join(texts)
+    lengths: Iterable[int]
+    if joined.isascii():
+        data = (joined.lower() if lower else joined).encode("ascii")
+        lengths = map(len, texts)
+    else:
+        parts = [(t.lower() if lower else t).encode("utf-8", "surrogatepass") for t in texts]
+        data, lengths = b"".join(parts), map(len, parts)
+    offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(lengths, dtype=np.int64, count=len(texts)), out=offsets[1:])
+    buf = np.frombuffer(data, dtype=np.uint8)
     return (buf if len(buf) else np.zeros(1, dtype=np.uint8)), offsets
 
 
-def _check_sources(cands: list[Candidate], reqs: Requirements) -> None:
+def _check_sources(ids: Sequence[str], sources: Sequence[str], reqs: Requirements) -> None:
     """A source rule needs every candidate's source: refuse one that names none (``DEFAULT_SOURCE``)."""
     rules = [name for name, value in (("required_sources", reqs.required_sources),
                                       ("max_per_source", reqs.max_per_source not in (None, {})),
                                       ("source_decay", reqs.source_decay),
                                       ("source_precedence", reqs.source_precedence)) if value]
-    if rules:
-        for cand in cands:
-            if cand.source == DEFAULT_SOURCE:
-                raise InputError(candidate_id=cand.id, field="source", message="missing required field",
-                                 expected=f"a source name, since the requirements set {rules[0]}")
+    if rules and DEFAULT_SOURCE in sources:
+        raise InputError(candidate_id=ids[list(sources).index(DEFAULT_SOURCE)], field="source",
+                         message="missing required field",
+                         expected=f"a source name, since the requirements set {rules[0]}")
+
+
+def _times(values: Sequence[float | None], missing: float) -> np.ndarray:
+    """Epoch seconds as float64, ``missing`` where None (a validated time is never NaN)."""
+    out = np.array(values, dtype=np.float64)  # None reads as NaN
+    out[np.isnan(out)] = missing
+    return out
+
 
 def pack(
     candidates: Iterable[Candidate | Mapping[str, Any]],
@@ -211,47 +254,52 @@ def pack(
     reqs = Requirements.from_dict(requirements)
     cands, embedding_matrix = coerce_with_embeddings(candidates, embeddings=embeddings, token_counter=token_counter,
                                                      default_relevance=default_relevance)
-    _check_sources(cands, reqs)
     n = len(cands)
+    columns = list(zip(*map(_READ, map(vars, cands)))) if n else [()] * len(_COLUMNS)
+    (ids, source_of, relevance, tokens, rank, timestamps, valid_from, valid_to, doc_of, version_of, scope_of,
+     aspects_of, fields_of, extra_of) = columns
+    _check_sources(ids, source_of, reqs)
     now = reqs.reference_time()
 
-    sources = _Interner(reqs.required_sources)
-    scopes = _Interner(reqs.allowed_scopes or ())
-    n_allowed = len(scopes.values)
-    docs, versions = _Interner(), _Interner()
-    aspects = _Interner(reqs.required_aspects)
-    source = np.array([sources.code(c.source) for c in cands], dtype=np.int32)
-    scope = np.array([scopes.code(c.scope) for c in cands], dtype=np.int32)
-    doc = np.array([docs.code(c.doc_id) for c in cands], dtype=np.int32)
-    version = np.array([versions.code(c.version) for c in cands], dtype=np.int32)
-    aspect_codes = [[aspects.code(a) for a in c.aspects] for c in cands]
-
-    aspect_matrix = np.zeros((n, len(aspects.values)), dtype=bool)
-    for i, codes in enumerate(aspect_codes):
-        aspect_matrix[i, codes] = True
-    aspect_weights = np.zeros(len(aspects.values), dtype=np.float64)
+    # labels are text (validated), so plain values intern: no kind needed
+    source, sources = _intern(source_of, reqs.required_sources)
+    scope, scopes = _intern(scope_of, reqs.allowed_scopes or ())
+    n_allowed = len(dict.fromkeys(reqs.allowed_scopes or ()))
+    doc, docs = _intern(doc_of)
+    version, versions = _intern(version_of)
+    flat = list(chain.from_iterable(aspects_of))
+    aspect_codes, aspects = _intern(flat, reqs.required_aspects)
+    aspect_matrix = np.zeros((n, len(aspects)), dtype=bool)
+    aspect_matrix[np.repeat(np.arange(n), np.fromiter(map(len, aspects_of), dtype=np.int64, count=n)),
+                  aspect_codes] = True
+    aspect_weights = np.zeros(len(aspects), dtype=np.float64)
     aspect_weights[: len(reqs.required_aspects)] = list(reqs.required_aspects.values())
 
     field_names = tuple(reqs.conflict_fields)
     field_values = np.full((n, len(field_names)), NO_CODE, dtype=np.int32)
     value_names = []
     for f, name in enumerate(field_names):
-        interner = _Interner()
-        for i, c in enumerate(cands):
-            field_values[i, f] = interner.code(c.claim(name))
-        value_names.append(tuple(interner.values))
+        if any(map(contains, extra_of, repeat(name))):  # a top-level key (article 000's shape): checked
+            values = [cand.claim(name) for cand in cands]
+        else:
+            values = [claims.get(name) for claims in fields_of]
+        field_values[:, f], names = _claim_codes(values)
+        value_names.append(names)
 
     # admissible: a scope among the interned allowed ones — codes 0 .. (distinct allowed scopes - 1),
     # counted from the interner, never from the list's length (a repeated scope once admitted more)
     admissible = np.ones(n, dtype=bool) if reqs.allowed_scopes is None else (scope >= 0) & (scope < n_allowed)
 
-    has_ts = np.array([c.timestamp is not None for c in cands], dtype=bool)
-    timestamp = np.array([c.timestamp or 0.0 for c in cands], dtype=np.float64)
-    valid_from = np.array([-np.inf if c.valid_from is None else c.valid_from for c in cands], dtype=np.float64)
-    valid_to = np.array([np.inf if c.valid_to is None else c.valid_to for c in cands], dtype=np.float64)
+    timestamp = _times(timestamps, np.nan)
+    has_ts = ~np.isnan(timestamp)
+    timestamp[~has_ts] = 0.0
+    timestamp += 0.0  # -0.0 reads as 0.0 (as `timestamp or 0.0` did)
+    valid_from = _times(valid_from, -np.inf)
+    valid_to = _times(valid_to, np.inf)
     age_days = np.where(has_ts, np.maximum((now - timestamp) / SECONDS_PER_DAY, 0.0), 0.0)
 
-    n_sources = len(sources.values)
+    source_names = tuple(sources)
+    n_sources = len(source_names)
     source_min = np.zeros(n_sources, dtype=np.int64)
     source_min[: len(reqs.required_sources)] = list(reqs.required_sources.values())
     source_max = np.full(n_sources, UNLIMITED, dtype=np.int64)
@@ -259,37 +307,38 @@ def pack(
         source_max[:] = reqs.max_per_source
     elif reqs.max_per_source:
         for name, cap in reqs.max_per_source.items():
-            code = sources.codes.get((_kind(name), name))
+            code = sources.get(name)
             if code is not None:  # a cap on a source with no candidate constrains nothing
                 source_max[code] = cap
+    decay_of_source = np.array([reqs.decay_for(name) for name in source_names], dtype=np.float64)
 
     return PackedCandidates(
-        ids=tuple(c.id for c in cands),
-        tokens=np.array([c.tokens for c in cands], dtype=np.int64),
-        relevance=np.array([c.relevance for c in cands], dtype=np.float64),
-        rank=np.array([NO_CODE if c.rank is None else c.rank for c in cands], dtype=np.int64),
+        ids=ids,
+        tokens=np.array(tokens, dtype=np.int64),
+        relevance=np.array(relevance, dtype=np.float64),
+        rank=np.array([NO_CODE if r is None else r for r in rank] if None in rank else rank, dtype=np.int64),
         has_timestamp=has_ts,
         timestamp=timestamp,
         valid_from=valid_from,
         valid_to=valid_to,
         source=source,
-        source_names=tuple(sources.values),
+        source_names=source_names,
         scope=scope,
-        scope_names=tuple(scopes.values),
+        scope_names=tuple(scopes),
         admissible=admissible,
         doc=doc,
-        doc_names=tuple(docs.values),
+        doc_names=tuple(docs),
         version=version,
-        version_names=tuple(versions.values),
+        version_names=tuple(versions),
         aspects=aspect_matrix,
-        aspect_names=tuple(aspects.values),
+        aspect_names=tuple(aspects),
         aspect_weights=aspect_weights,
         field_values=field_values,
         field_names=field_names,
         field_severity=np.array(list(reqs.conflict_fields.values()), dtype=np.float64),
         field_value_names=tuple(value_names),
         embeddings=embedding_matrix,
-        decay=np.array([reqs.decay_for(c.source) for c in cands], dtype=np.float64),
+        decay=decay_of_source[source],
         age_days=age_days,
         valid_now=(valid_from <= now) & (now <= valid_to),
         source_min=source_min,

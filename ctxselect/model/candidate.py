@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field
 from dataclasses import fields as dc_fields
 from typing import Any, Iterable, Mapping
 
@@ -14,7 +14,7 @@ from ctxselect.model import embeddings as vectors
 from ctxselect.model import validation as checks
 from ctxselect.model.embeddings import MAX_EMBEDDING_ABS  # noqa: F401  (its home before embeddings.py)
 from ctxselect.model.scores import AS_IS_EXPECTED
-from ctxselect.model.times import to_epoch_seconds, to_iso
+from ctxselect.model.times import EARLIEST_SECONDS, LATEST_SECONDS, to_epoch_seconds, to_iso
 from ctxselect.model.tokens import TokenCounter, batch_counted, get_token_counter, resolve_token_counter
 
 __all__ = ["Candidate", "coerce_candidates", "coerce_with_embeddings", "DEFAULT_SOURCE"]
@@ -25,6 +25,8 @@ __all__ = ["Candidate", "coerce_candidates", "coerce_with_embeddings", "DEFAULT_
 DEFAULT_SOURCE = "-"
 
 _SCALARS = (str, int, float, bool)
+#: Claim types whose every value is valid (a float must also be finite).
+_PLAIN_CLAIMS = frozenset({str, int, bool})
 #: Candidate keys that are not claims: a conflict field cannot be named after one of them.
 RESERVED_KEYS = ("id", "source", "relevance", "tokens", "text", "rank", "timestamp", "valid_from",
                  "valid_to", "doc_id", "version", "scope", "aspects", "fields", "embedding")
@@ -114,36 +116,43 @@ class Candidate:
             raise err.located(candidate_id=self.id if isinstance(self.id, str) else None) from None
 
     def _normalise(self) -> None:
-        put = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731
-        put("id", checks.label(self.id, "id"))
-        put("source", DEFAULT_SOURCE if self.source is None else checks.label(self.source, "source"))
-        try:
-            put("relevance", checks.number(self.relevance, "relevance", low=0.0, high=1.0))
-        except InputError as err:  # name the option that reads raw scores
-            err.expected = AS_IS_EXPECTED
-            Exception.__init__(err, err._render())
-            raise
-        put("tokens", checks.integer(self.tokens, "tokens", low=1))
-        put("text", checks.text(self.text, "text"))
-        if self.rank is not None:
-            put("rank", checks.integer(self.rank, "rank", low=0))
+        """Check and normalise every field, in the order of the class (each validator returns a
+        value already in normal form, what a JSON reader gives, after a few cheap checks)."""
+        d = self.__dict__  # a frozen dataclass keeps its fields here (object.__setattr__ sets them here too)
+        d["id"] = checks.label(d["id"], "id")
+        d["source"] = DEFAULT_SOURCE if d["source"] is None else checks.label(d["source"], "source")
+        value = d["relevance"]
+        if not (value.__class__ is float and 0.0 <= value <= 1.0):  # the common case, as number() decides it
+            try:
+                d["relevance"] = checks.number(value, "relevance", low=0.0, high=1.0)
+            except InputError as err:  # name the option that reads raw scores
+                err.expected = AS_IS_EXPECTED
+                Exception.__init__(err, err._render())
+                raise
+        d["tokens"] = checks.integer(d["tokens"], "tokens", low=1)
+        d["text"] = checks.text(d["text"], "text")
+        if d["rank"] is not None:
+            d["rank"] = checks.integer(d["rank"], "rank", low=0)
         for name in ("timestamp", "valid_from", "valid_to"):
-            value = getattr(self, name)
-            if value is not None:
-                put(name, to_epoch_seconds(value, name))
+            value = d[name]  # epoch seconds as a float: kept, as to_epoch_seconds would keep it
+            if value is not None and not (value.__class__ is float and EARLIEST_SECONDS <= value < LATEST_SECONDS):
+                d[name] = to_epoch_seconds(value, name)
         if self.valid_from is not None and self.valid_to is not None and self.valid_from > self.valid_to:
             raise InputError(field="valid_to", expected="a time not before valid_from",
                              found=self.valid_to)
         for name in ("doc_id", "version", "scope"):
-            value = getattr(self, name)
-            if value is not None:
-                put(name, checks.label(value, name))
-        put("aspects", checks.string_list(self.aspects, "aspects"))
-        claims = checks.mapping(self.fields, "fields", "an object of scalar claims")
-        put("fields", {k: _field_value(v, f"fields.{k}") for k, v in claims.items()})
+            if d[name] is not None:
+                d[name] = checks.label(d[name], name)
+        d["aspects"] = checks.string_list(d["aspects"], "aspects")
+        claims = checks.mapping(d["fields"], "fields", "an object of scalar claims")
+        if claims.__class__ is dict and all(claim is None or claim.__class__ in _PLAIN_CLAIMS or (
+                claim.__class__ is float and claim - claim == 0.0) for claim in claims.values()):  # x - x: 0.0 if finite
+            d["fields"] = dict(claims)
+        else:
+            d["fields"] = {k: _field_value(v, f"fields.{k}") for k, v in claims.items()}
         if self.embedding is not None:
-            put("embedding", vectors.vector(self.embedding))
-        put("extra", dict(checks.mapping(self.extra, "extra", "an object")))
+            d["embedding"] = vectors.vector(self.embedding)
+        d["extra"] = dict(checks.mapping(d["extra"], "extra", "an object"))
 
     # -- construction from plain data --------------------------------------------------------
     @classmethod
@@ -179,10 +188,11 @@ class Candidate:
     def _from_data(cls, data, token_counter, default_relevance, *, with_embedding: bool) -> "Candidate":
         """:meth:`from_dict`; without ``with_embedding`` a dict's ``embedding`` is left for the
         caller to check with every other candidate's at once (:func:`coerce_with_embeddings`)."""
-        if isinstance(data, Candidate):
-            return data
-        if not isinstance(data, Mapping):
-            raise InputError(expected="a candidate object", found=data, has_found=True)
+        if data.__class__ is not dict:  # (a dict is a Mapping: the isinstance checks cost microseconds)
+            if isinstance(data, Candidate):
+                return data
+            if not isinstance(data, Mapping):
+                raise InputError(expected="a candidate object", found=data, has_found=True)
         cid = data.get("id")
         try:
             return cls._from_mapping(data, token_counter, default_relevance, with_embedding)
@@ -194,9 +204,8 @@ class Candidate:
     def _from_mapping(cls, data, token_counter, default_relevance, with_embedding=True) -> "Candidate":
         if data.get("id") is None:
             raise InputError(field="id", expected="a non-empty string", message="missing required field")
-        known = {f.name for f in dc_fields(cls)} - {"extra"}
-        values = {k: v for k, v in data.items() if k in known and v is not None}
-        extra = {k: v for k, v in data.items() if k not in known}
+        values = {k: v for k, v in data.items() if k in _KNOWN and v is not None}
+        extra = {k: v for k, v in data.items() if k not in _KNOWN}
         if not with_embedding:
             values.pop("embedding", None)
         values.setdefault("source", None)  # DEFAULT_SOURCE
@@ -212,7 +221,15 @@ class Candidate:
                                  expected="a positive integer, or a non-empty text to count it from")
             counter = token_counter or get_token_counter()
             values["tokens"] = counter(body)
-        return cls(**values, extra=extra)
+        if cls is not Candidate:
+            return cls(**values, extra=extra)
+        cand = object.__new__(cls)  # as Candidate(**values, extra=extra), without __init__'s keyword handling
+        fields = cand.__dict__
+        fields.update(_UNSET)
+        fields.update(values)
+        fields["extra"] = extra
+        cand.__post_init__()
+        return cand
 
     def to_dict(self) -> dict[str, Any]:
         """The candidate as a dump record (times as ISO-8601 UTC, unset fields left out)."""
@@ -259,6 +276,14 @@ class Candidate:
             return _field_value(value, name)
         except InputError as err:
             raise err.located(candidate_id=self.id) from None
+
+
+#: The keys of a candidate dict read into :class:`Candidate`'s fields (every other key is ``extra``).
+_KNOWN = frozenset(f.name for f in dc_fields(Candidate)) - {"extra"}
+#: Every field in the class's order, with its default (the required ones None, always given; the
+#: ``fields`` default is replaced by a new dict in ``_normalise``, never kept).
+_UNSET = {f.name: None if f.default is MISSING and f.default_factory is MISSING
+          else (f.default if f.default is not MISSING else f.default_factory()) for f in dc_fields(Candidate)}
 
 
 def coerce_candidates(
@@ -313,8 +338,45 @@ def coerce_with_embeddings(
     counter = batch_counted(counter, (item["text"] for item in candidates if isinstance(item, Mapping)
                                       and item.get("tokens") is None and isinstance(item.get("text"), str)
                                       and item["text"].strip()))
+    if set(map(type, candidates)) <= {Candidate}:  # all validated already (the common case): no per-item step
+        out, built = candidates, None
+        ids = [c.id for c in out]
+        if len(set(ids)) < len(ids):
+            seen: set[str] = set()
+            for cid in ids:
+                if cid in seen:
+                    raise _duplicate(cid)
+                seen.add(cid)
+        raw = [c.embedding for c in out]
+    else:
+        out, raw, built = _built(candidates, counter, default_relevance)
+        ids = [c.id for c in out]
+    if embeddings is not None:
+        given = vectors.first_given(raw)
+        if given is not None:
+            raise InputError(candidate_id=ids[given], field="embedding",
+                             message="embeddings given both on the candidates and as `embeddings`",
+                             expected="one or the other")
+        return out, vectors.matrix(embeddings, ids)
+    matrix = vectors.stack(raw, ids)
+    if matrix is not None and built is not None:
+        for i, cand in enumerate(out):
+            if built[i]:
+                object.__setattr__(cand, "embedding", matrix[i])
+    return out, matrix
+
+
+def _duplicate(cid: str) -> InputError:
+    return InputError(candidate_id=cid, field="id", message="duplicate candidate id",
+                      expected="ids unique within a query")
+
+
+def _built(candidates: list[Any], counter: TokenCounter, default_relevance: float | None,
+           ) -> tuple[list[Candidate], list[Any], list[bool]]:
+    """Each item as a validated candidate (a dict is built, a candidate kept), with its embedding
+    as given (dicts: not yet checked) or as held, and whether it was built here; ids unique."""
     out: list[Candidate] = []
-    raw: list[Any] = []  # each candidate's embedding as given (dicts) or as held (candidates)
+    raw: list[Any] = []
     built: list[bool] = []
     seen: set[str] = set()
     for index, item in enumerate(candidates):
@@ -323,24 +385,10 @@ def coerce_with_embeddings(
         except InputError as err:
             raise err.located(candidate_index=index) from None
         if cand.id in seen:
-            raise InputError(candidate_id=cand.id, field="id", message="duplicate candidate id",
-                             expected="ids unique within a query")
+            raise _duplicate(cand.id)
         seen.add(cand.id)
         out.append(cand)
         ours = cand is not item  # built here from a dict, its embedding not yet checked
         built.append(ours)
         raw.append(item.get("embedding") if ours else cand.embedding)
-    ids = [c.id for c in out]
-    if embeddings is not None:
-        given = next((i for i, value in enumerate(raw) if value is not None), None)
-        if given is not None:
-            raise InputError(candidate_id=ids[given], field="embedding",
-                             message="embeddings given both on the candidates and as `embeddings`",
-                             expected="one or the other")
-        return out, vectors.matrix(embeddings, ids)
-    matrix = vectors.stack(raw, ids)
-    if matrix is not None:
-        for i, cand in enumerate(out):
-            if built[i]:
-                object.__setattr__(cand, "embedding", matrix[i])
-    return out, matrix
+    return out, raw, built

@@ -10,6 +10,8 @@ component in the error, as the per-number validation did before.
 
 from __future__ import annotations
 
+from itertools import repeat
+from operator import is_not
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
@@ -123,6 +125,23 @@ def vector(value: Any, field: str = "embedding") -> np.ndarray:
     return out
 
 
+def first_given(values: Sequence[Any]) -> int | None:
+    """The index of the first value that is not None (one C-level pass, no Python step per value).
+
+    Parameters
+    ----------
+    values : sequence
+        Each candidate's embedding, or None.
+
+    Returns
+    -------
+    int or None
+        None when every value is None.
+    """
+    given = list(map(is_not, values, repeat(None)))
+    return given.index(True) if True in given else None
+
+
 def stack(
     values: Sequence[Any],
     ids: Sequence[str | None],
@@ -154,7 +173,7 @@ def stack(
         Naming the first offending candidate (``ids[i]``) and its field (``field_of(i)``, with
         ``[j]`` appended for a bad component).
     """
-    first = next((i for i, value in enumerate(values) if value is not None), None)
+    first = first_given(values)
     if first is None:
         return None
     try:

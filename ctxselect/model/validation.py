@@ -41,6 +41,8 @@ def _as_int(value: Any) -> Any:
 
 def text(value: Any, field: str, *, allow_empty: bool = True, limit: int = MAX_TEXT_CHARS) -> str:
     """A string of valid Unicode (no lone surrogates) of at most ``limit`` characters."""
+    if value.__class__ is str and value.isascii() and len(value) <= limit and (allow_empty or value.strip()):
+        return value  # the common case, decided by the checks below in a few steps
     if not isinstance(value, str) or (not allow_empty and not value.strip()):
         raise _fail(field, "a string" if allow_empty else "a non-empty string", value)
     if len(value) > limit:
@@ -56,6 +58,8 @@ def text(value: Any, field: str, *, allow_empty: bool = True, limit: int = MAX_T
 
 def label(value: Any, field: str) -> str:
     """A non-empty identifier; integers (NumPy's too) are accepted and turned into text."""
+    if value.__class__ is str and value.isascii() and len(value) <= MAX_LABEL_CHARS and value.strip():
+        return value  # the common case, as text() decides it
     value = _as_int(value)
     if isinstance(value, int) and not isinstance(value, bool):
         if abs(value) > MAX_COUNT:
@@ -97,6 +101,8 @@ def number(value: Any, field: str, *, low: float | None = None, high: float | No
 def integer(value: Any, field: str, *, low: int | None = None, high: int = MAX_COUNT) -> int:
     """An integer in [low, high] (``high`` defaults to :data:`MAX_COUNT`); integral floats pass,
     and NumPy's integer and floating scalars like Python's."""
+    if value.__class__ is int and (low is None or value >= low) and value <= high:
+        return value  # the common case, decided by the checks below in a few steps
     value = _as_int(value)
     if is_number(value) and not isinstance(value, int) and math.isfinite(float(value)) and float(value).is_integer():
         value = int(value)
@@ -113,6 +119,9 @@ def optional_text(value: Any, field: str) -> str:
 
 
 def string_list(value: Any, field: str) -> tuple[str, ...]:
+    if (value.__class__ is list or value.__class__ is tuple) and all(
+            item.__class__ is str and item.isascii() and len(item) <= MAX_LABEL_CHARS and item.strip() for item in value):
+        return tuple(value)  # the common case: labels as label() keeps them
     if isinstance(value, str) or not isinstance(value, (list, tuple, set, frozenset)):
         raise _fail(field, "a list of strings", value)
     out = []
@@ -122,6 +131,8 @@ def string_list(value: Any, field: str) -> tuple[str, ...]:
 
 
 def mapping(value: Any, field: str, expected: str) -> Mapping[str, Any]:
+    if value.__class__ is dict and all(key.__class__ is str and key for key in value):
+        return value  # the common case, as the checks below decide it
     if not isinstance(value, Mapping):
         raise _fail(field, expected, value)
     for key in value:
