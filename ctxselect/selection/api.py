@@ -187,9 +187,8 @@ def _load_once() -> None:
         problem = prepare(chunks, {"token_budget": 10, "conflict_fields": ["f"], "now": 1.1e9}, "floods in 2021?")
     upper_bound(problem, problem.capacity(True))  # the core's bound kernel
     minhash_pairs(text_signatures(texts)[0], 0.5, exhaustive=False)  # LSH banding (n >= 634 only)
-    for method in (Method.GREEDY, Method.TOPK, Method.DENSITY):  # the baselines' kernels (the optimizer's hints)
+    for method in (Method.GREEDY, Method.DENSITY):  # the optimizer's hints (the baselines ignore the time limit)
         BASELINES[method](problem)
-    BASELINES[Method.MMR](problem, 0.7)
     marginal_gains(problem, np.arange(problem.n), np.zeros(problem.aspect_gain.size, dtype=bool), np.zeros(problem.n))
     _LOADED = True
 
