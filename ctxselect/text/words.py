@@ -66,8 +66,9 @@ def number_value(token: str) -> float:
     """
     if "," in token:
         head, *groups = token.split(",")
-        if groups and all(len(g) == 3 and g.isdecimal() for g in groups[:-1]) and (
-                len(groups[-1]) == 3 or "." in groups[-1] and len(groups[-1].split(".")[0]) == 3):
+        last = groups[-1].split(".")
+        if head.isdecimal() and all(len(g) == 3 and g.isdecimal() for g in groups[:-1]) and len(last) <= 2 and (
+                len(last[0]) == 3 and last[0].isdecimal()):  # "3.5,1.2" is no thousands grouping
             return float(head + "".join(groups))
         if len(groups) == 1 and "." not in token:
             return float(f"{head}.{groups[0]}")
