@@ -8,6 +8,8 @@ chunk it passed over for a selector-specific reason. The loops are the kernels o
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from ctxselect.kernels.greedy import _density, _greedy, _mmr
@@ -22,10 +24,22 @@ def _by_relevance(problem: Problem) -> np.ndarray:
     return np.argsort(-problem.packed.relevance, kind="stable")
 
 
+#: Each problem's hard-constraint arrays, built once: the optimizer runs two baselines on one
+#: problem for its hints (the kernels only read them).
+_HARD: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def _hard(problem: Problem) -> tuple:
     """The hard constraints as the kernels' arguments (tokens ... group_members of
     :func:`ctxselect.kernels.greedy._greedy`): the budget as capacity, the chunk cap (n + 1 when
     none), hard partners as CSR, near-duplicate groups as CSR with each chunk's group."""
+    arrays = _HARD.get(problem)
+    if arrays is None:
+        arrays = _HARD[problem] = _hard_arrays(problem)
+    return arrays
+
+
+def _hard_arrays(problem: Problem) -> tuple:
     packed = problem.packed
     n = problem.n
     reqs = packed.requirements
