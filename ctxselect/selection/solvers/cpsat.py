@@ -305,7 +305,7 @@ def solve_optimal(
         proven = status == cmh.CpSolverStatus.OPTIMAL
         bound = response.best_objective_bound / SCALE
         if not core_is_full:  # the core's bound says nothing about the chunks left out
-            bound = max(upper_bound(problem, capacity), response.objective_value / SCALE)
+            bound = max(upper_bound(problem, capacity, fields), response.objective_value / SCALE)
         return OptimalResult(mask, "optimal" if proven and core_is_full else "feasible",
                              bound, response.objective_value / SCALE, core_is_full, timings)
     if status == cmh.CpSolverStatus.INFEASIBLE:

@@ -39,3 +39,67 @@ def test_the_core_picks_are_a_stable_sorts_first_k(seed):
               for n in rng.integers(0, 40, 300)]
     for key, k in cases:
         assert set(_first(key, k).tolist()) == naive_first(key.tolist(), k), (key, k)
+
+
+def _split_problem(rng, n):
+    from ctxselect.selection.api import prepare
+
+    chunks = [{"id": f"c{k}", "source": f"s{int(rng.integers(0, 3))}", "tokens": int(rng.integers(5, 40)),
+               "relevance": float(rng.random()),
+               "fields": {"f": [1, 2, 3, None][int(rng.integers(0, 4))]}} for k in range(n)]
+    reqs = {"token_budget": int(rng.integers(20, 120)), "conflict_fields": {"f": 1.0}, "min_coverage": 0,
+            "max_per_source": int(rng.integers(1, 4))}
+    return prepare(chunks, reqs)
+
+
+def _best_agreeing(problem, capacity):
+    """The best score over every subset within the capacity and the source caps whose chunks agree
+    on the hard fields (the brute-force optimum the split bound must cover), n <= 12."""
+    from ctxselect.selection.problem import score
+
+    packed = problem.packed
+    best = 0.0
+    for bits in range(1 << problem.n):
+        mask = np.array([bits >> i & 1 for i in range(problem.n)], dtype=bool)
+        if (mask & ~problem.eligible).any() or packed.tokens[mask].sum() > capacity:
+            continue
+        if (np.bincount(packed.source[mask], minlength=len(packed.source_names)) > packed.source_max).any():
+            continue
+        if any(len(set(packed.field_values[mask, f][packed.field_values[mask, f] >= 0].tolist())) > 1
+               for f in problem.hard_fields):
+            continue
+        best = max(best, score(problem, mask))
+    return best
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_split_bound_covers_the_optimum_and_is_never_looser(seed):
+    """Splitting on a hard field's values gives a bound that still covers the best selection whose
+    chunks agree on the field, and is never above the bound without the split."""
+    from ctxselect.selection.solvers.core import upper_bound
+
+    rng = np.random.default_rng(seed)
+    for _ in range(12):
+        problem = _split_problem(rng, int(rng.integers(1, 11)))
+        capacity = problem.capacity(False)
+        split, plain = upper_bound(problem, capacity), upper_bound(problem, capacity, ())
+        assert split <= plain + 1e-12
+        assert split >= _best_agreeing(problem, capacity) - 1e-9
+
+
+def test_the_split_bound_is_tighter_where_the_field_binds():
+    """Two strong chunks that disagree on a hard field: no selection holds both, and the split
+    bound knows it (the plain LP counts both)."""
+    from ctxselect.selection.api import prepare
+    from ctxselect.selection.solvers.core import upper_bound
+
+    chunks = [{"id": "a", "source": "s", "tokens": 10, "relevance": 0.9, "fields": {"f": 1}},
+              {"id": "b", "source": "t", "tokens": 10, "relevance": 0.9, "fields": {"f": 2}},
+              {"id": "c", "source": "u", "tokens": 10, "relevance": 0.2}]
+    problem = prepare(chunks, {"token_budget": 100, "conflict_fields": {"f": 1.0}, "min_coverage": 0})
+    capacity = problem.capacity(False)
+    split, plain = upper_bound(problem, capacity), upper_bound(problem, capacity, ())
+    best = _best_agreeing(problem, capacity)
+    assert plain == pytest.approx(float(problem.value[problem.value > 0].sum()))
+    assert best - 1e-9 <= split < plain - 1e-6
+    assert split == pytest.approx(best)  # one strong chunk and the weak one: the LP is integral here
