@@ -65,7 +65,9 @@ def _dual(w, t, order, starts, caps, budget, lam, scratch):
 
 @serial
 def _capped_bound(w, t, order, starts, caps, budget, iterations):
-    """min over the λ tried of D(λ): a bisection on the subgradient's sign over [0, max w/t]."""
+    """min over the λ tried of D(λ), and the λ that gave it: a bisection on the subgradient's sign
+    over [0, max w/t]. The λ is the LP's price of a token: w_i − λ t_i ranks the chunks as the LP
+    relaxation values them (the core of the optimizer is chosen by it)."""
     scratch = np.empty(max(order.shape[0], 1), dtype=np.int64)
     high = 0.0
     for k in range(order.shape[0]):
@@ -74,16 +76,20 @@ def _capped_bound(w, t, order, starts, caps, budget, iterations):
             high = w[i] / t[i]
     best, used = _dual(w, t, order, starts, caps, budget, 0.0, scratch)
     if used <= budget:  # λ = 0 is optimal: the caps bind before the budget
-        return best
+        return best, 0.0
+    best_lam = 0.0
     low = 0.0
     for _ in range(iterations):
         mid = 0.5 * (low + high)
         value, used = _dual(w, t, order, starts, caps, budget, mid, scratch)
         if value < best:
             best = value
+            best_lam = mid
         if used > budget:
             low = mid
         else:
             high = mid
     value, used = _dual(w, t, order, starts, caps, budget, high, scratch)
-    return min(best, value)
+    if value < best:
+        return value, high
+    return best, best_lam

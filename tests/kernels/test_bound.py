@@ -13,8 +13,12 @@ def kernel_bound(w, t, groups, caps, budget, iterations=60):
     order = np.array([i for members in groups for i in members], dtype=np.int64)
     starts = np.zeros(len(groups) + 1, dtype=np.int64)
     np.cumsum([len(m) for m in groups], out=starts[1:])
-    return float(_capped_bound(np.asarray(w, float), np.asarray(t, float), order, starts,
-                               np.asarray(caps, dtype=np.int64), float(budget), iterations))
+    value, lam = _capped_bound(np.asarray(w, float), np.asarray(t, float), order, starts,
+                               np.asarray(caps, dtype=np.int64), float(budget), iterations)
+    # the multiplier returned is the one whose dual value is the bound
+    assert float(value) == pytest.approx(naive_dual(w, t, groups, caps, budget, float(lam)), rel=1e-9, abs=1e-9)
+    assert lam >= 0.0
+    return float(value)
 
 
 def fractional(w, t, budget):

@@ -8,7 +8,7 @@ seed (same input, same selection) and a time limit, and it is hinted with the be
 ``optimal`` is never worse than that baseline whenever the baseline satisfies the model.
 
 Large candidate sets are cut to a core: every eligible chunk up to ``exact_up_to`` (the whole
-problem, proven optimal); beyond it ``core_size`` chunks with the best value and value per token,
+problem, proven optimal); beyond it the ``core_size`` chunks the LP relaxation values most,
 plus the baselines' selections and the best providers of every required aspect and source. On a core the result is optimal for the core only,
 reported as ``feasible`` with a bound for the whole problem (the LP relaxation of the knapsack under
 the per-source caps: :func:`ctxselect.selection.solvers.core.upper_bound`).
@@ -158,7 +158,8 @@ def solve_optimal(
     packed = problem.packed
     reqs = packed.requirements
     gate = reqs.gate
-    core = choose_core(problem, core_size, list(core_extra), exact_up_to)
+    capacity = problem.capacity(enforce_gate if ceiling is None else ceiling)
+    core = choose_core(problem, core_size, list(core_extra), exact_up_to, capacity)
     core_is_full = len(core) == int(problem.eligible.sum())
     var_of = np.full(problem.n, -1, dtype=np.int64)
     var_of[core] = np.arange(len(core))
@@ -169,7 +170,6 @@ def solve_optimal(
     tokens = packed.tokens[core].tolist()
 
     # budget (and the gate's utilization range)
-    capacity = problem.capacity(enforce_gate if ceiling is None else ceiling)
     low_tokens = problem.min_tokens(enforce_gate)
     b.linear(x, tokens, low_tokens, capacity)
 

@@ -103,3 +103,21 @@ def test_the_split_bound_is_tighter_where_the_field_binds():
     assert plain == pytest.approx(float(problem.value[problem.value > 0].sum()))
     assert best - 1e-9 <= split < plain - 1e-6
     assert split == pytest.approx(best)  # one strong chunk and the weak one: the LP is integral here
+
+
+def test_the_core_holds_what_the_lp_values_most():
+    """Chunks of middling value and size that the LP fills the budget with (three of 30 tokens)
+    are in a core of 4, where the best values (100-token chunks) and the best values per token
+    (1-token chunks of little worth) would have left them all out."""
+    from ctxselect.selection.api import prepare
+    from ctxselect.selection.solvers.core import choose_core
+
+    chunks = ([{"id": f"a{k}", "source": "s", "tokens": 100, "relevance": 1.0} for k in range(2)]
+              + [{"id": f"b{k}", "source": "s", "tokens": 1, "relevance": 0.2} for k in range(2)]
+              + [{"id": f"c{k}", "source": "s", "tokens": 30, "relevance": 0.9} for k in range(3)])
+    problem = prepare(chunks, {"token_budget": 100, "min_coverage": 0})
+    core = choose_core(problem, 4, [], 0)
+    assert {4, 5, 6} <= set(core.tolist()) and len(core) == 4
+    whole = ctxselect.select(chunks, {"token_budget": 100, "min_coverage": 0})
+    cored = ctxselect.select(chunks, {"token_budget": 100, "min_coverage": 0}, core_size=4, exact_up_to=0)
+    assert cored.objective == pytest.approx(whole.objective)
