@@ -22,11 +22,12 @@ million terms — and not detected. Stopwords are matched exactly (hash, then by
 Lower-casing the whole text first gives the same words as the regex's lower-casing of each match,
 for every code point but one (checked over all of Unicode by the tests): the capital sigma Σ
 becomes ς or σ depending on the letters around it, which a match does not see across its
-boundaries. :func:`_text_terms` flags each text that contains σ or ς so the caller can route those
-with a Σ in the original through the Python path.
+boundaries. :func:`_text_terms` and :func:`_text_probes` (a text's terms among a few probe terms,
+without listing them) flag each text that contains σ or ς so the caller can route those with a Σ
+in the original through the Python path.
 
 The hot loops are written out in one function each (``_scan_texts``, ``_years_of_texts``,
-``_member_rows``), not split into small jitted helpers: a call to a jitted function that takes
+:func:`_membership`), not split into small jitted helpers: a call to a jitted function that takes
 arrays increments and decrements the arrays' reference counts, atomics on memory every thread
 shares, which cost more than a word's work and serialised the threads (a helper call per word or
 per text made the parallel kernel slower than the serial one). The parallel kernels give each
@@ -102,19 +103,6 @@ def _key_table(keys, spread):
 
 
 @serial
-def _lookup(table_keys, table_index, h):
-    """The position of ``h`` among the keys of a :func:`_key_table`, or -1 (the kernels write this
-    probe loop out inline)."""
-    size = table_keys.shape[0]
-    slot = np.int64(h & uint64(size - 1))
-    while table_index[slot] >= 0:
-        if table_keys[slot] == h:
-            return table_index[slot]
-        slot = (slot + 1) & (size - 1)
-    return -1
-
-
-@serial
 def _stop_bits(hashes):
     """A bitmap of 16,384 bits with bit ``h >> 50`` set for each hash: a word whose bit is clear
     is no stopword (most words), without a table lookup."""
@@ -127,20 +115,24 @@ def _stop_bits(hashes):
 
 @serial
 def _scan_texts(buf, offsets, first, last, stop_bits, stop_keys, stop_index, stop_buf, stop_offsets, max_stop,
-                out, bound, counts, sigma):
-    """For the texts first..last-1: write each text's distinct term hashes, in order of first
-    appearance, to out[bound[t]:], their number to counts[t], and to sigma[t] whether the text
-    contains σ or ς (U+03C3, U+03C2: bytes CF 83, CF 82).
+                table_keys, table_index, member, out, bound, counts, sigma):
+    """For the texts first..last-1: sigma[t], whether the text contains σ or ς (bytes CF 83, CF 82),
+    and without probes (``table_keys`` empty) each text's distinct term hashes, in order of first
+    appearance, in out[bound[t]:] and their number in counts[t]; with probes, member[t, j] set when
+    the text holds the term at position j of their :func:`_key_table` (table_keys, table_index), a
+    word checked against the stopwords only when it is a probe (``whos`` stems to ``who``).
 
     Stopwords: bit ``h >> 50`` of ``stop_bits``, then the :func:`_key_table` ``stop_keys`` /
     ``stop_index`` of their (distinct) hashes, then their bytes ``stop_buf`` / ``stop_offsets``;
     words longer than ``max_stop`` bytes are none."""
+    listing = table_keys.shape[0] == 0
+    size = max(table_keys.shape[0], 1)
     largest = 0
     for t in range(first, last):
         largest = max(largest, bound[t + 1] - bound[t])
-    size = _table_size(largest, 4)  # a text's terms seen so far: slots whose owner is the text
-    seen_keys = np.empty(size, dtype=np.uint64)
-    seen_owner = np.full(size, -1, dtype=np.int64)
+    seen = _table_size(largest, 4) if listing else 1  # a text's terms so far: slots whose owner is the text
+    seen_keys = np.empty(seen, dtype=np.uint64)
+    seen_owner = np.full(seen, -1, dtype=np.int64)
     stop_size = stop_keys.shape[0]
     for t in range(first, last):
         end = offsets[t + 1]
@@ -184,23 +176,7 @@ def _scan_texts(buf, offsets, first, last, stop_bits, stop_keys, stop_index, sto
                 p += length
             if chars < 2:
                 continue
-            term = _mix64(h)
-            top = term >> uint64(50)
-            if p - word_start <= max_stop and (stop_bits[top >> uint64(6)] >> (top & uint64(63))) & uint64(1) != 0:
-                stop = False
-                slot = np.int64(term & uint64(stop_size - 1))
-                while stop_index[slot] >= 0:
-                    if stop_keys[slot] == term:
-                        a, z = stop_offsets[stop_index[slot]], stop_offsets[stop_index[slot] + 1]
-                        stop = z - a == p - word_start
-                        for m in range(z - a if stop else 0):
-                            if stop_buf[a + m] != buf[word_start + m]:
-                                stop = False
-                                break
-                        break
-                    slot = (slot + 1) & (stop_size - 1)
-                if stop:
-                    continue
+            whole = h  # the word's state before stemming, for the stopword check
             if chars >= 4 and buf[p - 1] == _S and buf[p - 2] != _S:
                 cut = p - 1  # -s
                 if chars >= 6 and buf[p - 2] == _E and buf[p - 3] == _I:
@@ -212,10 +188,40 @@ def _scan_texts(buf, offsets, first, last, stop_bits, stop_keys, stop_index, sto
                     h = (h ^ uint64(buf[q])) * _FNV_PRIME
                 if cut == p - 3:
                     h = (h ^ uint64(_Y)) * _FNV_PRIME
-                term = _mix64(h)
-            slot = np.int64(term & uint64(size - 1))
+            term = _mix64(h)
+            column = -1
+            if not listing:
+                slot = np.int64(term & uint64(size - 1))
+                while table_index[slot] >= 0:
+                    if table_keys[slot] == term:
+                        column = table_index[slot]
+                        break
+                    slot = (slot + 1) & (size - 1)
+                if column < 0 or member[t, column]:
+                    continue
+            word = term if whole == h else _mix64(whole)
+            top = word >> uint64(50)
+            if p - word_start <= max_stop and (stop_bits[top >> uint64(6)] >> (top & uint64(63))) & uint64(1) != 0:
+                stop = False
+                slot = np.int64(word & uint64(stop_size - 1))
+                while stop_index[slot] >= 0:
+                    if stop_keys[slot] == word:
+                        a, z = stop_offsets[stop_index[slot]], stop_offsets[stop_index[slot] + 1]
+                        stop = z - a == p - word_start
+                        for m in range(z - a if stop else 0):
+                            if stop_buf[a + m] != buf[word_start + m]:
+                                stop = False
+                                break
+                        break
+                    slot = (slot + 1) & (stop_size - 1)
+                if stop:
+                    continue
+            if not listing:
+                member[t, column] = True
+                continue
+            slot = np.int64(term & uint64(seen - 1))
             while seen_owner[slot] == t and seen_keys[slot] != term:
-                slot = (slot + 1) & (size - 1)
+                slot = (slot + 1) & (seen - 1)
             if seen_owner[slot] != t:  # first appearance in this text
                 seen_owner[slot] = t
                 seen_keys[slot] = term
@@ -225,10 +231,28 @@ def _scan_texts(buf, offsets, first, last, stop_bits, stop_keys, stop_index, sto
         sigma[t] = has_sigma
 
 
+@parallel
+def _text_probes(buf, offsets, stop_bits, stop_keys, stop_index, stop_buf, stop_offsets, max_stop, probes):
+    """Bool (n, P): whether text t holds the term ``probes[j]`` (distinct hashes), and whether it
+    contains σ or ς: :func:`_membership` of :func:`_text_terms`' rows, without listing them."""
+    n = offsets.shape[0] - 1
+    out = np.zeros((n, probes.shape[0]), dtype=np.bool_)
+    sigma = np.zeros(n, dtype=np.bool_)
+    table_keys, table_index = _key_table(probes, 32)
+    bound = np.zeros(n + 1, dtype=np.int64)  # nothing listed
+    no_terms = np.zeros(0, dtype=np.uint64)
+    counts = np.zeros(n, dtype=np.int64)
+    chunks = min(n, _CHUNKS)
+    for c in prange(chunks):
+        _scan_texts(buf, offsets, c * n // chunks, (c + 1) * n // chunks, stop_bits, stop_keys, stop_index, stop_buf,
+                    stop_offsets, max_stop, table_keys, table_index, out, no_terms, bound, counts, sigma)
+    return out, sigma
+
+
 @serial
 def _compact(scratch, bound, counts):
-    """The rows scratch[bound[t]:bound[t] + counts[t]] as one CSR (indptr, values). A function of
-    its own: inside a parallel kernel each slice copy would become a parallel loop of its own."""
+    """The rows scratch[bound[t]:bound[t] + counts[t]] as one CSR (indptr, values); its own function:
+    in a parallel kernel each slice copy would be a parallel loop."""
     n = counts.shape[0]
     indptr = np.zeros(n + 1, dtype=np.int64)
     for t in range(n):
@@ -242,8 +266,7 @@ def _compact(scratch, bound, counts):
 @parallel
 def _text_terms(buf, offsets, stop_bits, stop_keys, stop_index, stop_buf, stop_offsets, max_stop):
     """Each text's distinct term hashes in order of first appearance, as CSR (indptr (n + 1,),
-    hashes), and whether the text contains σ or ς (see the module docstring). The stopword
-    arguments are :func:`_scan_texts`'."""
+    hashes), and whether it contains σ or ς. The stopword arguments are :func:`_scan_texts`'."""
     n = offsets.shape[0] - 1
     bound = np.zeros(n + 1, dtype=np.int64)  # a term takes >= 2 bytes plus a separator
     for t in range(n):
@@ -251,10 +274,13 @@ def _text_terms(buf, offsets, stop_bits, stop_keys, stop_index, stop_buf, stop_o
     scratch = np.empty(bound[n], dtype=np.uint64)
     counts = np.zeros(n, dtype=np.int64)
     sigma = np.zeros(n, dtype=np.bool_)
+    no_probes = np.zeros(0, dtype=np.uint64)
+    no_index = np.zeros(0, dtype=np.int64)
+    no_member = np.zeros((0, 0), dtype=np.bool_)
     chunks = min(n, _CHUNKS)
     for c in prange(chunks):
         _scan_texts(buf, offsets, c * n // chunks, (c + 1) * n // chunks, stop_bits, stop_keys, stop_index, stop_buf,
-                    stop_offsets, max_stop, scratch, bound, counts, sigma)
+                    stop_offsets, max_stop, no_probes, no_index, no_member, scratch, bound, counts, sigma)
     indptr, hashes = _compact(scratch, bound, counts)
     return indptr, hashes, sigma
 
@@ -331,44 +357,24 @@ def _time_match(buf, offsets, digit_value, lo, hi):
     return out
 
 
-@serial
-def _member_rows(indptr, hashes, first, last, table_keys, table_index, out):
-    """Set out[t, j] for rows first..last-1 of the CSR (indptr, hashes) holding the key at
-    position j of the :func:`_key_table` (table_keys, table_index)."""
-    size = table_keys.shape[0]
-    for t in range(first, last):
-        for k in range(indptr[t], indptr[t + 1]):
-            slot = np.int64(hashes[k] & uint64(size - 1))
-            while table_index[slot] >= 0:
-                if table_keys[slot] == hashes[k]:
-                    out[t, table_index[slot]] = True
-                    break
-                slot = (slot + 1) & (size - 1)
-
-
 @parallel
-def _membership(indptr, hashes, title_indptr, title_hashes, probes):
-    """Bool (n, P): whether row t of the CSR (indptr, hashes), or of the second CSR (title_indptr,
-    title_hashes; all rows may be empty), holds ``probes[j]`` (distinct)."""
+def _membership(indptr, hashes, probes):
+    """Bool (n, P): whether row t of the CSR (indptr, hashes) holds ``probes[j]`` (distinct)."""
     n = indptr.shape[0] - 1
     out = np.zeros((n, probes.shape[0]), dtype=np.bool_)
     table_keys, table_index = _key_table(probes, 32)
+    size = table_keys.shape[0]
     chunks = min(n, _CHUNKS)
     for c in prange(chunks):
-        first, last = c * n // chunks, (c + 1) * n // chunks
-        _member_rows(indptr, hashes, first, last, table_keys, table_index, out)
-        _member_rows(title_indptr, title_hashes, first, last, table_keys, table_index, out)
+        for t in range(c * n // chunks, (c + 1) * n // chunks):
+            for k in range(indptr[t], indptr[t + 1]):
+                slot = np.int64(hashes[k] & uint64(size - 1))
+                while table_index[slot] >= 0:
+                    if table_keys[slot] == hashes[k]:
+                        out[t, table_index[slot]] = True
+                        break
+                    slot = (slot + 1) & (size - 1)
     return out
-
-
-@serial
-def _hits(indptr, hashes, probes):
-    """How many of the terms of each row of the CSR (indptr, hashes) are among ``probes``."""
-    n = indptr.shape[0] - 1
-    member = np.zeros((n, probes.shape[0]), dtype=np.bool_)
-    table_keys, table_index = _key_table(probes, 32)
-    _member_rows(indptr, hashes, 0, n, table_keys, table_index, member)
-    return member.sum(axis=1)
 
 
 @serial
@@ -390,3 +396,4 @@ def _weighted_rows(member, weights):
 _text_terms_serial = serial_twin(_text_terms, "_text_terms_serial")
 _time_match_serial = serial_twin(_time_match, "_time_match_serial")
 _membership_serial = serial_twin(_membership, "_membership_serial")
+_text_probes_serial = serial_twin(_text_probes, "_text_probes_serial")
