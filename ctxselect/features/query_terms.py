@@ -228,7 +228,10 @@ def query_features(packed: PackedCandidates, query: str | None, *, feedback: int
         member |= (_membership if big else _membership_serial)(*title_rows, probes)
     df = member.sum(axis=0)
 
-    q_cols = np.searchsorted(probes, q_hashes)
+    q_cols = np.searchsorted(probes, q_hashes)  # the probes are sorted and hold every one
+    vocab = np.zeros(len(probes), dtype=bool)  # the top candidates' terms the question lacks
+    vocab[np.searchsorted(probes, top_terms)] = True
+    vocab[q_cols] = False
     found = df[q_cols] > 0
     q_terms = tuple(s for s, f in zip(q_strings, found.tolist()) if f)
     q_cols = q_cols[found]
@@ -236,7 +239,7 @@ def query_features(packed: PackedCandidates, query: str | None, *, feedback: int
     weights = np.array([math.log(1.0 + n / d) for d in df[q_cols].tolist()])
     weights = weights / weights.sum() if weights.size else weights
 
-    vocab = np.isin(probes, top_terms) & ~np.isin(probes, q_hashes) & (df <= max(1, n // 2))
+    vocab &= df <= max(1, n // 2)
     idf = np.zeros(len(probes))
     idf[vocab] = np.log(1.0 + n / df[vocab])
     total = idf.sum()

@@ -25,6 +25,7 @@ from ctxselect.kernels.terms import (
     _key_table,
     _membership,
     _membership_serial,
+    _state_keys,
     _stop_bits,
     _text_probes,
     _text_probes_serial,
@@ -43,6 +44,7 @@ from tests.naive.query_terms import (
     naive_time_match,
     naive_years,
 )
+from tests.naive.signals import FNV_OFFSET, FNV_PRIME, MASK, mix64
 
 TERMS = {"parallel": _text_terms, "serial": _text_terms_serial}
 TIME = {"parallel": _time_match, "serial": _time_match_serial}
@@ -418,3 +420,22 @@ def test_probe_stopword_check_is_by_bytes_not_only_by_hash():
 @given(st.lists(texts, min_size=1, max_size=6), st.lists(texts, max_size=2))
 def test_probes_match_twin_on_drawn_texts(batch, others):
     assert_probes_match(_text_probes_serial, batch, probes_of(batch + others))
+
+
+def test_state_keys_invert_the_finaliser():
+    """The probes are keyed by the FNV-1a state of their bytes (halves swapped): _state_keys of a
+    term's hash is that, for words and for random 64-bit states."""
+    def state(term):
+        h = FNV_OFFSET
+        for b in term.encode("utf-8"):
+            h = ((h ^ b) * FNV_PRIME) & MASK
+        return h
+
+    swap = lambda h: ((h >> 32) | (h << 32)) & MASK  # noqa: E731
+    terms = ["", "river", "café", "中文", "x" * 40] + [random_text(random.Random(k), 3) for k in range(50)]
+    hashes = np.array([naive_term_hash(t) for t in terms], dtype=np.uint64)
+    assert _state_keys(hashes).tolist() == [swap(state(t)) for t in terms]
+    raw = np.random.default_rng(1).integers(0, 2**64 - 1, 500, dtype=np.uint64, endpoint=True)
+    mixed = np.array([mix64(int(x)) for x in raw], dtype=np.uint64)
+    assert _state_keys(mixed).tolist() == [swap(int(x)) for x in raw]
+    assert _state_keys(np.zeros(0, dtype=np.uint64)).shape == (0,)
