@@ -16,9 +16,9 @@ from weakref import WeakKeyDictionary
 
 import numpy as np
 
+from ctxselect.features.contradictions import ConflictSummary
 from ctxselect.features.contradictions.fields import disagree_on_fields
 from ctxselect.quality.gate import evaluate_gate
-from ctxselect.features.contradictions import ConflictSummary
 from ctxselect.quality.vector import kappa_conflicts, quality_vector
 from ctxselect.selection.problem import Problem, agreement_covered
 
@@ -37,7 +37,7 @@ def context_conflicts(problem: Problem, mask: np.ndarray) -> ConflictSummary:
     key = mask.tobytes()
     if key not in kept:
         if len(kept) >= _MASKS_KEPT:
-            del kept[next(iter(kept))]
+            kept.pop(next(iter(kept), None), None)
         kept[key] = kappa_conflicts(problem.packed, mask)
     return kept[key]
 
