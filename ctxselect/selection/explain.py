@@ -54,13 +54,12 @@ def _describe_pairs(problem: Problem, rows: list[int], partners: list[int]) -> l
     if shared.any():
         at = np.flatnonzero(shared)
         keys = np.column_stack([packed.field_values[a[at]], packed.field_values[b[at]], packed.doc[a[at]],
-                                packed.doc[b[at]], packed.version[a[at]], packed.version[b[at]]]).astype(np.int64)
-        _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
-        said = []
-        for k in first.tolist():
-            parts = [why for why, _ in pair_conflicts(packed, rows[at[k]], partners[at[k]])]
-            said.append("; ".join(parts) if parts else None)  # None: the texts' numbers, pair by pair
-        for k, key in zip(at.tolist(), inverse.reshape(-1).tolist()):
+                                packed.doc[b[at]], packed.version[a[at]], packed.version[b[at]]]).tolist()
+        said: dict[tuple, str | None] = {}  # None: no field or version reason, the texts' numbers
+        for k, key in zip(at.tolist(), map(tuple, keys)):
+            if key not in said:
+                parts = [why for why, _ in pair_conflicts(packed, rows[k], partners[k])]
+                said[key] = "; ".join(parts) if parts else None
             if said[key] is None:
                 alone.append(k)
             else:
@@ -68,6 +67,29 @@ def _describe_pairs(problem: Problem, rows: list[int], partners: list[int]) -> l
     for k in alone:
         out[k] = describe_conflict(problem, rows[k], partners[k])
     return out
+
+
+def _first_selected_mates(problem: Problem, mask: np.ndarray) -> dict[int, int]:
+    """Chunk -> the first selected member of its near-duplicate group (a later group wins): a loop
+    over a few groups, one pass over their members as arrays for many."""
+    if len(problem.groups) <= _FEW_GROUPS:
+        mate_of: dict[int, int] = {}
+        for members in problem.groups:
+            chosen_members = members[mask[members]]
+            if len(chosen_members):
+                mate_of.update(dict.fromkeys(members.tolist(), int(chosen_members[0])))
+        return mate_of
+    members, number = group_members(problem)
+    chosen = np.flatnonzero(mask[members])
+    with_chosen, first = np.unique(number[chosen], return_index=True)  # number is ascending
+    mate = np.full(len(problem.groups), -1, dtype=np.int64)
+    mate[with_chosen] = members[chosen[first]]
+    mates = mate[number]
+    has_mate = mates >= 0
+    return dict(zip(members[has_mate].tolist(), mates[has_mate].tolist()))
+
+
+_FEW_GROUPS = 16  # up to this many near-duplicate groups, a Python loop over them is the quicker
 
 
 def _disagreeing_selected(packed, mask: np.ndarray, fields) -> np.ndarray:
@@ -133,15 +155,7 @@ def exclusion_reasons(problem: Problem, mask: np.ndarray, *, enforce_gate: bool,
     extra = (con.i, con.j) if forbid_all else None
     pairwise = pairwise_partners(problem, fields, extra)
     superseded_by = problem.superseded_by
-    # chunk -> the first selected member of its near-duplicate group (a later group wins, as a loop)
-    members, number = group_members(problem)
-    chosen = np.flatnonzero(mask[members])
-    with_chosen, first = np.unique(number[chosen], return_index=True)  # number is ascending
-    mate = np.full(len(problem.groups), -1, dtype=np.int64)
-    mate[with_chosen] = members[chosen[first]]
-    mates = mate[number]
-    has_mate = mates >= 0
-    mate_of = dict(zip(members[has_mate].tolist(), mates[has_mate].tolist()))
+    mate_of = _first_selected_mates(problem, mask)
 
     used = int(packed.tokens[mask].sum())
     capacity = problem.capacity(enforce_gate if ceiling is None else ceiling)

@@ -121,3 +121,29 @@ def test_near_duplicate_group_checks_read_the_groups_as_the_loop_does():
             outcomes.add(loop)
             assert ("selects two near-duplicates" in hard_violations(problem, mask)) == loop
     assert outcomes == {True, False}
+
+
+@pytest.mark.parametrize("few", [0, 10**9])
+def test_first_selected_mates_by_loop_and_by_arrays(monkeypatch, few):
+    """Both ways of finding each chunk's first selected near-duplicate (a loop over a few groups,
+    arrays over many) give the twin's reasons, and each other's mates."""
+    from ctxselect.selection import explain
+
+    query = generate_queries(queries=1, candidates=400, seed=11, gold_share=0.1)[0]
+    problem = prepare(query.candidates, query.requirements, query.query)
+    monkeypatch.setattr(explain, "_FEW_GROUPS", few)
+    rng = np.random.default_rng(few % 7)
+    found = 0
+    for share in (0.0, 0.05, 0.3, 1.0):
+        mask = rng.random(problem.n) < share
+        want = {}
+        for members in problem.groups:
+            chosen = members[mask[members]]
+            if len(chosen):
+                for m in members.tolist():
+                    want[m] = int(chosen[0])
+        got = explain._first_selected_mates(problem, mask)
+        assert got == want and all(type(k) is int and type(v) is int for k, v in got.items())
+        found += len(got)
+    assert found > 0  # precondition
+    assert_same_reasons(problem, rng)
