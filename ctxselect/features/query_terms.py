@@ -17,9 +17,11 @@ None of these reads labels; each uses only the question's text and the candidate
 The words are those of :func:`ctxselect.text.words.content_terms` and the years those of
 :func:`~ctxselect.text.words.years_in`, but the candidates' texts are read by the jitted kernels of
 :mod:`ctxselect.kernels.terms` (one pass over the packed text buffer per call, terms as 64-bit
-hashes; see that module for the rare collisions), and the rest is NumPy over the per-text term
-lists. Python reads only the question, each candidate's ``extra["title"]`` (one list comprehension:
-titles live in per-candidate dicts; when any is set they form a second, small buffer), the source
+hashes; see that module for the rare collisions): the most relevant candidates' terms are listed,
+then one pass finds which of those and of the question's terms each text holds (none of the other
+terms is listed), and the rest is NumPy over that matrix. Python reads only the question, each
+candidate's ``extra["title"]`` when any candidate has extra fields (titles live in per-candidate
+dicts; when any is set they form a second, small buffer), the source
 names once per distinct source, and the rare texts with a capital sigma Σ (the one letter whose
 lower case depends on its neighbours), whose terms come from ``content_terms`` itself.
 """
@@ -30,17 +32,19 @@ import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import attrgetter
 
 import numpy as np
 
 from ctxselect._config import SERIAL_BYTES
 from ctxselect.kernels.terms import (
     _hash_each,
-    _hits,
     _key_table,
     _membership,
     _membership_serial,
     _stop_bits,
+    _text_probes,
+    _text_probes_serial,
     _text_terms,
     _text_terms_serial,
     _time_match,
@@ -131,18 +135,48 @@ class _Texts:
         return self._cands[i].text
 
 
-def _term_rows(buffer: tuple[np.ndarray, np.ndarray], texts) -> tuple[np.ndarray, np.ndarray]:
+def _term_rows(buffer: tuple[np.ndarray, np.ndarray], texts, serial: bool | None = None
+               ) -> tuple[np.ndarray, np.ndarray]:
     """Each text's distinct term hashes (CSR: indptr, hashes; a row in order of first appearance)
     from its lower-cased ``buffer``. ``texts[i]`` is read only for the texts whose lower case holds
-    σ or ς; those with a capital Σ take the Python path (``content_terms``)."""
+    σ or ς; those with a capital Σ take the Python path (``content_terms``). ``serial``: the serial
+    kernel (default: below :data:`SERIAL_BYTES`)."""
     buf, offsets = buffer
-    kernel = _text_terms_serial if len(buf) < SERIAL_BYTES else _text_terms
-    indptr, hashes, sigma = kernel(buf, offsets, *_stopword_table())
+    serial = len(buf) < SERIAL_BYTES if serial is None else serial
+    indptr, hashes, sigma = (_text_terms_serial if serial else _text_terms)(buf, offsets, *_stopword_table())
     if sigma.any():
         rows = [i for i in np.flatnonzero(sigma).tolist() if _CAPITAL_SIGMA in texts[i]]
         if rows:
             indptr, hashes = _replace_rows(indptr, hashes, rows, [list(content_terms(texts[i])) for i in rows])
     return indptr, hashes
+
+
+def _top_terms(buffer: tuple[np.ndarray, np.ndarray], texts, top: list[int]) -> np.ndarray:
+    """The term hashes of the texts ``top`` (each text's distinct terms, one text after the other)."""
+    buf, offsets = buffer
+    rows = [_term_rows((buf, offsets[k:k + 2]), [texts[k]], serial=True)[1] for k in top]
+    return np.concatenate(rows + [np.zeros(0, np.uint64)])
+
+
+def _probe_rows(buffer: tuple[np.ndarray, np.ndarray], texts, probes: np.ndarray, big: bool) -> np.ndarray:
+    """Bool (n, P): whether each text holds the term ``probes[j]`` (what :func:`_term_rows`
+    lists, found without listing it; the texts with a capital Σ through ``content_terms``)."""
+    buf, offsets = buffer
+    member, sigma = (_text_probes if big else _text_probes_serial)(buf, offsets, *_stopword_table(), probes)
+    if sigma.any():
+        for i in np.flatnonzero(sigma).tolist():
+            if _CAPITAL_SIGMA in texts[i]:
+                terms = list(content_terms(texts[i]))
+                member[i] = np.isin(probes, _hash_each(*text_buffer(terms, lower=False)) if terms else [])
+    return member
+
+
+def _titles(cands) -> list[str] | None:
+    """Each candidate's ``extra["title"]`` when it is a string, else ""; None when no candidate
+    has any ``extra`` (the common case, read without a Python loop)."""
+    if not any(map(attrgetter("extra"), cands)):
+        return None
+    return [t if isinstance(t := c.extra.get("title"), str) else "" for c in cands]
 
 
 def _row_values(rows: tuple[np.ndarray, np.ndarray], which) -> np.ndarray:
@@ -175,9 +209,9 @@ def query_features(packed: PackedCandidates, query: str | None, *, feedback: int
     cands = packed.candidates
     buffer = packed.text_buffer
     big = len(buffer[0]) >= SERIAL_BYTES
-    text_rows = _term_rows(buffer, _Texts(cands))
-    titles = [t if isinstance(t := c.extra.get("title"), str) else "" for c in cands]
-    title_rows = _term_rows(text_buffer(titles), titles) if any(titles) else None
+    texts = _Texts(cands)
+    titles = _titles(cands)
+    title_rows = _term_rows(text_buffer(titles), titles) if titles and any(titles) else None
 
     # the question's terms (all of them, found or not), sorted, with their hashes
     q_strings = sorted(content_terms(query))
@@ -186,16 +220,20 @@ def query_features(packed: PackedCandidates, query: str | None, *, feedback: int
     order = (np.argmax(packed.relevance)[None] if feedback == 1
              else np.argsort(-packed.relevance, kind="stable")[:feedback])
     top = order.tolist()
-    top_text = _row_values(text_rows, top)
+    top_text = _top_terms(buffer, texts, top)
     top_terms = np.union1d(top_text, _row_values(title_rows, top)) if title_rows else np.unique(top_text)
 
     # which candidates hold each probe term (a candidate's terms: its text's and its title's)
     probes = np.union1d(q_hashes, top_terms)
-    no_titles = (np.zeros(n + 1, dtype=np.int64), np.zeros(0, dtype=np.uint64))
-    member = (_membership if big else _membership_serial)(*text_rows, *(title_rows or no_titles), probes)
+    member = _probe_rows(buffer, texts, probes, big)
+    if title_rows:
+        member |= (_membership if big else _membership_serial)(*title_rows, probes)
     df = member.sum(axis=0)
 
-    q_cols = np.searchsorted(probes, q_hashes)
+    q_cols = np.searchsorted(probes, q_hashes)  # the probes are sorted and hold every one
+    vocab = np.zeros(len(probes), dtype=bool)  # the top candidates' terms the question lacks
+    vocab[np.searchsorted(probes, top_terms)] = True
+    vocab[q_cols] = False
     found = df[q_cols] > 0
     q_terms = tuple(s for s, f in zip(q_strings, found.tolist()) if f)
     q_cols = q_cols[found]
@@ -203,7 +241,7 @@ def query_features(packed: PackedCandidates, query: str | None, *, feedback: int
     weights = np.array([math.log(1.0 + n / d) for d in df[q_cols].tolist()])
     weights = weights / weights.sum() if weights.size else weights
 
-    vocab = np.isin(probes, top_terms) & ~np.isin(probes, q_hashes) & (df <= max(1, n // 2))
+    vocab &= df <= max(1, n // 2)
     idf = np.zeros(len(probes))
     idf[vocab] = np.log(1.0 + n / df[vocab])
     total = idf.sum()
@@ -217,7 +255,7 @@ def query_features(packed: PackedCandidates, query: str | None, *, feedback: int
     title_link = np.zeros(n)
     if title_rows:
         known = np.union1d(q_hashes, top_text)
-        hits = _hits(*title_rows, known)
+        hits = _membership_serial(*title_rows, known).sum(axis=1)
         words = np.diff(title_rows[0])
         title_link = np.divide(hits, words, out=title_link, where=words > 0)
 

@@ -10,27 +10,24 @@ The kernels decode it to reproduce ``ctxselect.text.words`` exactly:
 - a word of one character (code points, not bytes) and a stopword are dropped; the rest are stemmed
   when three characters remain (``-ies`` → ``-y``, ``-sses`` → ``-ss``, else a final ``s`` not
   after ``s`` goes) and hashed;
-- a **year** is a maximal run of exactly four decimal digits (Unicode category Nd, as ``re``'s
-  ``\\d``; their values come from a table the caller passes) whose first two are ASCII ``1``
-  and ``5``–``9`` or ``2`` and ``0``, the regex ``(?<!\\d)(1[5-9]\\d\\d|20\\d\\d)(?!\\d)``.
+- a **year** is a maximal run of four decimal digits (category Nd, as ``re``'s ``\\d``; values from
+  the caller's table): the regex ``(?<!\\d)(1[5-9]\\d\\d|20\\d\\d)(?!\\d)``, its first two digits ASCII.
 
 A term is identified by a 64-bit hash of its UTF-8 bytes (FNV-1a, then the splitmix64 finaliser),
-never by its string: two different terms with equal hashes would count as one term. That is
-possible in principle — among m distinct terms, about m²/2⁶⁵ expected collisions, 3·10⁻⁸ for a
-million terms — and not detected. Stopwords are matched exactly (hash, then bytes).
+never by its string: two terms with equal hashes (among m terms, about m²/2⁶⁵ expected, 3·10⁻⁸
+for a million) would count as one, undetected. Stopwords are matched exactly (hash, then bytes).
 
 Lower-casing the whole text first gives the same words as the regex's lower-casing of each match,
 for every code point but one (checked over all of Unicode by the tests): the capital sigma Σ
-becomes ς or σ depending on the letters around it, which a match does not see across its
-boundaries. :func:`_text_terms` flags each text that contains σ or ς so the caller can route those
-with a Σ in the original through the Python path.
+becomes ς or σ by the letters around it, which a match does not see. :func:`_text_terms` and
+:func:`_text_probes` (which of a few probe terms a text holds) flag each text that contains σ or
+ς so the caller can route those with a Σ in the original through the Python path.
 
 The hot loops are written out in one function each (``_scan_texts``, ``_years_of_texts``,
-``_member_rows``), not split into small jitted helpers: a call to a jitted function that takes
-arrays increments and decrements the arrays' reference counts, atomics on memory every thread
-shares, which cost more than a word's work and serialised the threads (a helper call per word or
-per text made the parallel kernel slower than the serial one). The parallel kernels give each
-``prange`` step a chunk of texts.
+:func:`_membership`), not split into small jitted helpers: a call that takes arrays counts their
+references, atomics that cost more than a word's work and serialised the threads (a helper call
+per word made the parallel kernel slower than the serial one). A ``prange`` step reads a chunk of
+texts.
 """
 
 from __future__ import annotations
@@ -45,24 +42,36 @@ from ctxselect._config import parallel, serial, serial_twin
 _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
 _S, _E, _I, _Y = 115, 101, 105, 121  # ASCII s, e, i, y
-_ASCII_WORD = np.zeros(128, dtype=np.bool_)  # ASCII letters and digits
-_ASCII_WORD[48:58] = _ASCII_WORD[65:91] = _ASCII_WORD[97:123] = True
+_BYTE_CLASS = np.repeat(np.array([0, 2], dtype=np.uint8), 128)  # 0 ASCII separator, 1 alphanumeric, 2 not ASCII
+_BYTE_CLASS[48:58] = _BYTE_CLASS[65:91] = _BYTE_CLASS[97:123] = 1
 _CHUNKS = 256  # the parallel kernels' prange steps: chunks of consecutive texts (or rows)
 
 
 @serial
 def _mix64(x):
-    """splitmix64 finaliser: a well-spread 64-bit hash of x (minhash.py's; kernels import no
-    kernels)."""
+    """splitmix64 finaliser: a well-spread 64-bit hash of x (minhash.py's; kernels import none)."""
     x = (x ^ (x >> uint64(30))) * uint64(0xBF58476D1CE4E5B9)
     x = (x ^ (x >> uint64(27))) * uint64(0x94D049BB133111EB)
     return x ^ (x >> uint64(31))
 
 
 @serial
+def _state_keys(hashes):
+    """The FNV-1a state whose :func:`_mix64` is each hash (the finaliser inverted), its halves
+    swapped so that the low bits, a table's slot, are the state's better-mixed high bits."""
+    out = np.empty_like(hashes)
+    for k in range(hashes.shape[0]):
+        x = hashes[k]
+        x = (x ^ (x >> uint64(31)) ^ (x >> uint64(62))) * uint64(0x319642B2D24D8EC3)
+        x = (x ^ (x >> uint64(27)) ^ (x >> uint64(54))) * uint64(0x96DE1B173F119089)
+        x = x ^ (x >> uint64(30)) ^ (x >> uint64(60))
+        out[k] = (x >> uint64(32)) | (x << uint64(32))
+    return out
+
+
+@serial
 def _hash_each(buf, offsets):
-    """The term hash (FNV-1a, mixed) of each string buf[offsets[k]:offsets[k + 1]], taken whole:
-    no tokenising, no stemming."""
+    """The term hash (FNV-1a, mixed) of each string buf[offsets[k]:offsets[k + 1]], taken whole."""
     n = offsets.shape[0] - 1
     out = np.empty(n, dtype=np.uint64)
     for k in range(n):
@@ -102,22 +111,8 @@ def _key_table(keys, spread):
 
 
 @serial
-def _lookup(table_keys, table_index, h):
-    """The position of ``h`` among the keys of a :func:`_key_table`, or -1 (the kernels write this
-    probe loop out inline)."""
-    size = table_keys.shape[0]
-    slot = np.int64(h & uint64(size - 1))
-    while table_index[slot] >= 0:
-        if table_keys[slot] == h:
-            return table_index[slot]
-        slot = (slot + 1) & (size - 1)
-    return -1
-
-
-@serial
 def _stop_bits(hashes):
-    """A bitmap of 16,384 bits with bit ``h >> 50`` set for each hash: a word whose bit is clear
-    is no stopword (most words), without a table lookup."""
+    """16,384 bits, bit ``h >> 50`` set for each hash: a word whose bit is clear is no stopword."""
     bits = np.zeros(256, dtype=np.uint64)
     for k in range(hashes.shape[0]):
         top = hashes[k] >> uint64(50)
@@ -127,20 +122,23 @@ def _stop_bits(hashes):
 
 @serial
 def _scan_texts(buf, offsets, first, last, stop_bits, stop_keys, stop_index, stop_buf, stop_offsets, max_stop,
-                out, bound, counts, sigma):
-    """For the texts first..last-1: write each text's distinct term hashes, in order of first
-    appearance, to out[bound[t]:], their number to counts[t], and to sigma[t] whether the text
-    contains σ or ς (U+03C3, U+03C2: bytes CF 83, CF 82).
-
-    Stopwords: bit ``h >> 50`` of ``stop_bits``, then the :func:`_key_table` ``stop_keys`` /
-    ``stop_index`` of their (distinct) hashes, then their bytes ``stop_buf`` / ``stop_offsets``;
-    words longer than ``max_stop`` bytes are none."""
+                table_keys, table_index, member, out, bound, counts, sigma):
+    """For the texts first..last-1: sigma[t], whether the text contains σ or ς (bytes CF 83, CF 82),
+    and without probes (``table_keys`` empty) each text's distinct term hashes, in order of first
+    appearance, in out[bound[t]:] and their number in counts[t]; with probes, member[t, j] set when
+    the text holds the term keyed at position j of their :func:`_key_table` (table_keys,
+    table_index; :func:`_state_keys`), a word checked against the stopwords only when it is a probe
+    (``whos`` stems to ``who``). Stopwords: bit ``h >> 50`` of ``stop_bits``, then the table
+    ``stop_keys`` / ``stop_index`` of their hashes, then their bytes ``stop_buf`` / ``stop_offsets``
+    (none longer than ``max_stop`` bytes)."""
+    listing = table_keys.shape[0] == 0
+    size = max(table_keys.shape[0], 1)
     largest = 0
     for t in range(first, last):
         largest = max(largest, bound[t + 1] - bound[t])
-    size = _table_size(largest, 4)  # a text's terms seen so far: slots whose owner is the text
-    seen_keys = np.empty(size, dtype=np.uint64)
-    seen_owner = np.full(size, -1, dtype=np.int64)
+    seen = _table_size(largest, 4) if listing else 1  # a text's terms so far: slots whose owner is the text
+    seen_keys = np.empty(seen, dtype=np.uint64)
+    seen_owner = np.full(seen, -1, dtype=np.int64)
     stop_size = stop_keys.shape[0]
     for t in range(first, last):
         end = offsets[t + 1]
@@ -148,21 +146,20 @@ def _scan_texts(buf, offsets, first, last, stop_bits, stop_keys, stop_index, sto
         has_sigma = False
         p = offsets[t]
         while p < end:
-            if buf[p] < 128 and not _ASCII_WORD[buf[p]]:
+            if _BYTE_CLASS[buf[p]] == 0:
                 p += 1
                 continue
             word_start = p
-            chars = 0
+            extra = 0  # the bytes of its characters after their first
             h = _FNV_OFFSET  # FNV-1a state of the word's bytes
             while p < end:
                 b = buf[p]
-                if b < 128:
-                    if not _ASCII_WORD[b]:
-                        break
+                if _BYTE_CLASS[b] == 1:
                     h = (h ^ uint64(b)) * _FNV_PRIME
-                    chars += 1
                     p += 1
                     continue
+                if _BYTE_CLASS[b] == 0:
+                    break
                 if b >= 0xF0:
                     length, is_word = 4, False  # astral: not a word character
                 elif b >= 0xE0:
@@ -175,32 +172,17 @@ def _scan_texts(buf, offsets, first, last, stop_bits, stop_keys, stop_index, sto
                 if b == 0xCF and length == 2 and (buf[p + 1] == 0x82 or buf[p + 1] == 0x83):
                     has_sigma = True
                 if not is_word:
-                    if chars == 0:
-                        p += length
+                    if p == word_start:  # a separator: skipped, no word character counted
+                        p, extra = p + length, length
                     break
                 for q in range(p, p + length):
                     h = (h ^ uint64(buf[q])) * _FNV_PRIME
-                chars += 1
+                extra += length - 1
                 p += length
+            chars = p - word_start - extra
             if chars < 2:
                 continue
-            term = _mix64(h)
-            top = term >> uint64(50)
-            if p - word_start <= max_stop and (stop_bits[top >> uint64(6)] >> (top & uint64(63))) & uint64(1) != 0:
-                stop = False
-                slot = np.int64(term & uint64(stop_size - 1))
-                while stop_index[slot] >= 0:
-                    if stop_keys[slot] == term:
-                        a, z = stop_offsets[stop_index[slot]], stop_offsets[stop_index[slot] + 1]
-                        stop = z - a == p - word_start
-                        for m in range(z - a if stop else 0):
-                            if stop_buf[a + m] != buf[word_start + m]:
-                                stop = False
-                                break
-                        break
-                    slot = (slot + 1) & (stop_size - 1)
-                if stop:
-                    continue
+            whole = h  # the word's state before stemming, for the stopword check
             if chars >= 4 and buf[p - 1] == _S and buf[p - 2] != _S:
                 cut = p - 1  # -s
                 if chars >= 6 and buf[p - 2] == _E and buf[p - 3] == _I:
@@ -212,10 +194,43 @@ def _scan_texts(buf, offsets, first, last, stop_bits, stop_keys, stop_index, sto
                     h = (h ^ uint64(buf[q])) * _FNV_PRIME
                 if cut == p - 3:
                     h = (h ^ uint64(_Y)) * _FNV_PRIME
+            column = -1
+            if listing:
                 term = _mix64(h)
-            slot = np.int64(term & uint64(size - 1))
+                word = term if whole == h else _mix64(whole)
+            else:  # probes are keyed by the FNV state itself (see _state_keys): no finaliser per word
+                term = (h >> uint64(32)) | (h << uint64(32))
+                slot = np.int64(term & uint64(size - 1))
+                while table_index[slot] >= 0:
+                    if table_keys[slot] == term:
+                        column = table_index[slot]
+                        break
+                    slot = (slot + 1) & (size - 1)
+                if column < 0 or member[t, column]:
+                    continue
+                word = _mix64(whole)
+            top = word >> uint64(50)
+            if p - word_start <= max_stop and (stop_bits[top >> uint64(6)] >> (top & uint64(63))) & uint64(1) != 0:
+                stop = False
+                slot = np.int64(word & uint64(stop_size - 1))
+                while stop_index[slot] >= 0:
+                    if stop_keys[slot] == word:
+                        a, z = stop_offsets[stop_index[slot]], stop_offsets[stop_index[slot] + 1]
+                        stop = z - a == p - word_start
+                        for m in range(z - a if stop else 0):
+                            if stop_buf[a + m] != buf[word_start + m]:
+                                stop = False
+                                break
+                        break
+                    slot = (slot + 1) & (stop_size - 1)
+                if stop:
+                    continue
+            if not listing:
+                member[t, column] = True
+                continue
+            slot = np.int64(term & uint64(seen - 1))
             while seen_owner[slot] == t and seen_keys[slot] != term:
-                slot = (slot + 1) & (size - 1)
+                slot = (slot + 1) & (seen - 1)
             if seen_owner[slot] != t:  # first appearance in this text
                 seen_owner[slot] = t
                 seen_keys[slot] = term
@@ -225,10 +240,25 @@ def _scan_texts(buf, offsets, first, last, stop_bits, stop_keys, stop_index, sto
         sigma[t] = has_sigma
 
 
+@parallel
+def _text_probes(buf, offsets, stop_bits, stop_keys, stop_index, stop_buf, stop_offsets, max_stop, probes):
+    """Bool (n, P): whether text t holds ``probes[j]``, and whether it contains σ or ς (none listed)."""
+    n = offsets.shape[0] - 1
+    out = np.zeros((n, probes.shape[0]), dtype=np.bool_)
+    sigma = np.zeros(n, dtype=np.bool_)
+    table_keys, table_index = _key_table(_state_keys(probes), 32)
+    bound = np.zeros(n + 1, dtype=np.int64)  # nothing listed: the counts written (bound[1:]) stay 0
+    no_terms = np.zeros(0, dtype=np.uint64)
+    chunks = min(n, _CHUNKS)
+    for c in prange(chunks):
+        _scan_texts(buf, offsets, c * n // chunks, (c + 1) * n // chunks, stop_bits, stop_keys, stop_index, stop_buf,
+                    stop_offsets, max_stop, table_keys, table_index, out, no_terms, bound, bound[1:], sigma)
+    return out, sigma
+
+
 @serial
 def _compact(scratch, bound, counts):
-    """The rows scratch[bound[t]:bound[t] + counts[t]] as one CSR (indptr, values). A function of
-    its own: inside a parallel kernel each slice copy would become a parallel loop of its own."""
+    """The rows scratch[bound[t]:bound[t] + counts[t]] as one CSR (its own function: not parallel)."""
     n = counts.shape[0]
     indptr = np.zeros(n + 1, dtype=np.int64)
     for t in range(n):
@@ -242,8 +272,7 @@ def _compact(scratch, bound, counts):
 @parallel
 def _text_terms(buf, offsets, stop_bits, stop_keys, stop_index, stop_buf, stop_offsets, max_stop):
     """Each text's distinct term hashes in order of first appearance, as CSR (indptr (n + 1,),
-    hashes), and whether the text contains σ or ς (see the module docstring). The stopword
-    arguments are :func:`_scan_texts`'."""
+    hashes), and whether it contains σ or ς. The stopword arguments are :func:`_scan_texts`'."""
     n = offsets.shape[0] - 1
     bound = np.zeros(n + 1, dtype=np.int64)  # a term takes >= 2 bytes plus a separator
     for t in range(n):
@@ -251,19 +280,19 @@ def _text_terms(buf, offsets, stop_bits, stop_keys, stop_index, stop_buf, stop_o
     scratch = np.empty(bound[n], dtype=np.uint64)
     counts = np.zeros(n, dtype=np.int64)
     sigma = np.zeros(n, dtype=np.bool_)
+    no_member = np.zeros((0, 0), dtype=np.bool_)
     chunks = min(n, _CHUNKS)
     for c in prange(chunks):
         _scan_texts(buf, offsets, c * n // chunks, (c + 1) * n // chunks, stop_bits, stop_keys, stop_index, stop_buf,
-                    stop_offsets, max_stop, scratch, bound, counts, sigma)
+                    stop_offsets, max_stop, stop_keys[:0], stop_index[:0], no_member, scratch, bound, counts, sigma)
     indptr, hashes = _compact(scratch, bound, counts)
     return indptr, hashes, sigma
 
 
 @serial
 def _years_of_texts(buf, offsets, first, last, digit_value, lo, hi, out):
-    """For the texts first..last-1, the time match of their years against the asked span
-    [lo, hi]: 0 without years, 1 for a year inside, 0.8 when the years enclose the span, else
-    e^(−distance/3) for the nearest."""
+    """The time match of the years of texts first..last-1 with the span [lo, hi]: 0 without years, 1
+    for one inside, 0.8 when they enclose the span, else e^(−distance/3) for the nearest."""
     for t in range(first, last):
         end = offsets[t + 1]
         found = inside = False
@@ -321,8 +350,7 @@ def _years_of_texts(buf, offsets, first, last, digit_value, lo, hi, out):
 
 @parallel
 def _time_match(buf, offsets, digit_value, lo, hi):
-    """:func:`_years_of_texts` for every text. ``digit_value[cp]`` is the decimal value of code
-    point ``cp`` when it is a decimal digit (category Nd), else -1."""
+    """:func:`_years_of_texts` of every text (``digit_value[cp]``: a digit's value (Nd), else -1)."""
     n = offsets.shape[0] - 1
     out = np.empty(n, dtype=np.float64)
     chunks = min(n, _CHUNKS)
@@ -331,50 +359,29 @@ def _time_match(buf, offsets, digit_value, lo, hi):
     return out
 
 
-@serial
-def _member_rows(indptr, hashes, first, last, table_keys, table_index, out):
-    """Set out[t, j] for rows first..last-1 of the CSR (indptr, hashes) holding the key at
-    position j of the :func:`_key_table` (table_keys, table_index)."""
-    size = table_keys.shape[0]
-    for t in range(first, last):
-        for k in range(indptr[t], indptr[t + 1]):
-            slot = np.int64(hashes[k] & uint64(size - 1))
-            while table_index[slot] >= 0:
-                if table_keys[slot] == hashes[k]:
-                    out[t, table_index[slot]] = True
-                    break
-                slot = (slot + 1) & (size - 1)
-
-
 @parallel
-def _membership(indptr, hashes, title_indptr, title_hashes, probes):
-    """Bool (n, P): whether row t of the CSR (indptr, hashes), or of the second CSR (title_indptr,
-    title_hashes; all rows may be empty), holds ``probes[j]`` (distinct)."""
+def _membership(indptr, hashes, probes):
+    """Bool (n, P): whether row t of the CSR (indptr, hashes) holds ``probes[j]`` (distinct)."""
     n = indptr.shape[0] - 1
     out = np.zeros((n, probes.shape[0]), dtype=np.bool_)
     table_keys, table_index = _key_table(probes, 32)
+    size = table_keys.shape[0]
     chunks = min(n, _CHUNKS)
     for c in prange(chunks):
-        first, last = c * n // chunks, (c + 1) * n // chunks
-        _member_rows(indptr, hashes, first, last, table_keys, table_index, out)
-        _member_rows(title_indptr, title_hashes, first, last, table_keys, table_index, out)
+        for t in range(c * n // chunks, (c + 1) * n // chunks):
+            for k in range(indptr[t], indptr[t + 1]):
+                slot = np.int64(hashes[k] & uint64(size - 1))
+                while table_index[slot] >= 0:
+                    if table_keys[slot] == hashes[k]:
+                        out[t, table_index[slot]] = True
+                        break
+                    slot = (slot + 1) & (size - 1)
     return out
 
 
 @serial
-def _hits(indptr, hashes, probes):
-    """How many of the terms of each row of the CSR (indptr, hashes) are among ``probes``."""
-    n = indptr.shape[0] - 1
-    member = np.zeros((n, probes.shape[0]), dtype=np.bool_)
-    table_keys, table_index = _key_table(probes, 32)
-    _member_rows(indptr, hashes, 0, n, table_keys, table_index, member)
-    return member.sum(axis=1)
-
-
-@serial
 def _weighted_rows(member, weights):
-    """Row sums of ``weights`` over the true entries of the bool matrix ``member`` (n, P): the
-    product member @ weights without a float copy of the matrix (nor BLAS threads)."""
+    """Row sums of ``weights`` over the true entries of ``member`` (n, P), left to right, no BLAS."""
     n, size = member.shape
     out = np.zeros(n, dtype=np.float64)
     for t in range(n):
@@ -390,3 +397,4 @@ def _weighted_rows(member, weights):
 _text_terms_serial = serial_twin(_text_terms, "_text_terms_serial")
 _time_match_serial = serial_twin(_time_match, "_time_match_serial")
 _membership_serial = serial_twin(_membership, "_membership_serial")
+_text_probes_serial = serial_twin(_text_probes, "_text_probes_serial")

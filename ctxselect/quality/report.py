@@ -7,6 +7,7 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
+from ctxselect.features.contradictions import ConflictSummary
 from ctxselect.model.candidate import Candidate
 from ctxselect.model.requirements import Requirements
 from ctxselect.model.tokens import TokenCounter
@@ -96,9 +97,10 @@ class QualityReport:
 
 
 def report_for(packed: PackedCandidates, mask: np.ndarray, order: Iterable[int] | None = None,
-               freshness: np.ndarray | None = None) -> QualityReport:
-    """The quality report of the chunks of ``packed`` selected by ``mask``."""
-    quality: QualityVector = quality_vector(packed, mask, freshness)
+               freshness: np.ndarray | None = None, conflicts: ConflictSummary | None = None) -> QualityReport:
+    """The quality report of the chunks of ``packed`` selected by ``mask`` (``conflicts``: see
+    :func:`ctxselect.quality.vector.quality_vector`)."""
+    quality: QualityVector = quality_vector(packed, mask, freshness, conflicts=conflicts)
     failures = evaluate_gate(quality, packed.requirements.gate)
     positions = np.flatnonzero(mask) if order is None else list(order)
     return QualityReport(

@@ -22,10 +22,10 @@ import numpy as np
 
 from ctxselect._config import TOLERANCE
 from ctxselect.features.compute import chunk_freshness
-from ctxselect.features.contradictions import ConflictPair, conflict_summary
+from ctxselect.features.contradictions import ConflictPair, ConflictSummary, conflict_summary
 from ctxselect.packing import PackedCandidates
 
-__all__ = ["METRIC_NAMES", "QualityVector", "quality_vector"]
+__all__ = ["METRIC_NAMES", "QualityVector", "kappa_conflicts", "quality_vector"]
 
 METRIC_NAMES = (
     "coverage",
@@ -65,10 +65,17 @@ class QualityVector:
     claim_conflict_count: int = 0
 
 
+def kappa_conflicts(packed: PackedCandidates, mask: np.ndarray) -> ConflictSummary:
+    """The conflicts the contradiction density κ counts among the chunks of ``mask``: fields and
+    versions, free-text claims too with the requirements' ``contradictions="all"``."""
+    return conflict_summary(packed, mask, claims=packed.requirements.contradictions == "all")
+
+
 def quality_vector(packed: PackedCandidates, mask: np.ndarray, freshness: np.ndarray | None = None, *,
-                   list_claims: bool = True) -> QualityVector:
+                   list_claims: bool = True, conflicts: ConflictSummary | None = None) -> QualityVector:
     """Score the chunks of ``packed`` selected by the boolean ``mask`` (``list_claims=False``: skip
-    the claim conflicts listed beside κ, for a caller that only needs the metrics)."""
+    the claim conflicts listed beside κ, for a caller that only needs the metrics; ``conflicts``:
+    what κ counts, :func:`kappa_conflicts` of this mask, when the caller has it already)."""
     mask = np.asarray(mask, dtype=bool)
     reqs = packed.requirements
     n = int(mask.sum())
@@ -94,7 +101,8 @@ def quality_vector(packed: PackedCandidates, mask: np.ndarray, freshness: np.nda
     starvation = len(starved) / n_sources_required if n_sources_required else 0.0
 
     counts_claims = reqs.contradictions == "all"
-    conflicts = conflict_summary(packed, mask, claims=counts_claims)  # what κ counts
+    if conflicts is None:
+        conflicts = kappa_conflicts(packed, mask)
     every = conflicts if counts_claims or not list_claims else conflict_summary(packed, mask)  # claims too
     claimed = [p for p in every.pairs if any(r.startswith("claim:") for r in p.reasons)] if every is not conflicts else []
     all_pairs = n * (n - 1) / 2
@@ -129,7 +137,7 @@ def quality_vector(packed: PackedCandidates, mask: np.ndarray, freshness: np.nda
     return QualityVector(
         metrics=metrics,
         starved_sources=starved,
-        conflicting_pairs=conflicts.pairs,
+        conflicting_pairs=list(conflicts.pairs),
         conflicting_pair_count=conflicts.count,
         claim_conflicts=claimed,
         claim_conflict_count=every.claim_count if every is not conflicts else 0,

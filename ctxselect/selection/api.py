@@ -21,6 +21,7 @@ from ctxselect.model.scores import Relevance, normalise_relevance
 from ctxselect.model.tokens import TokenCounter
 from ctxselect.packing import PackedCandidates, pack
 from ctxselect.quality.report import QualityReport, report_for
+from ctxselect.selection.constraints import context_conflicts
 from ctxselect.selection.corroboration import OnUnresolved
 from ctxselect.selection.diagnosis import empty_reason
 from ctxselect.selection.explain import exclusion_reasons, unresolved_entries
@@ -377,7 +378,7 @@ def select(
         bound = max(float(info["bound"]), objective)
         gap = (bound - objective) / max(abs(bound), TOLERANCE)
     positions = assembly_order(problem, mask, order)
-    report = report_for(problem.packed, mask, positions, problem.signals.freshness)
+    report = report_for(problem.packed, mask, positions, problem.signals.freshness, context_conflicts(problem, mask))
     if "gate" in relaxed:  # the conditions given up, by name: what inspect() of this context fails
         infeasible = infeasible + [f"the selection returned does not meet {f.condition}: {f.message}"
                                    for f in report.failures]

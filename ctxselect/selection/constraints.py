@@ -12,14 +12,47 @@ Constraint tiers:
 
 from __future__ import annotations
 
+from weakref import WeakKeyDictionary
+
 import numpy as np
 
+from ctxselect.features.contradictions import ConflictSummary
 from ctxselect.features.contradictions.fields import disagree_on_fields
 from ctxselect.quality.gate import evaluate_gate
-from ctxselect.quality.vector import quality_vector
+from ctxselect.quality.vector import kappa_conflicts, quality_vector
 from ctxselect.selection.problem import Problem, agreement_covered
 
-__all__ = ["partner_pairs", "pairwise_partners", "violations"]
+__all__ = ["context_conflicts", "group_members", "partner_pairs", "pairwise_partners", "violations"]
+
+_GROUP_MEMBERS: WeakKeyDictionary = WeakKeyDictionary()  # problem -> group_members(problem)
+_CONFLICTS: WeakKeyDictionary = WeakKeyDictionary()  # problem -> {mask bytes: context_conflicts}
+_MASKS_KEPT = 8  # per problem: the hints, the solver's selections and the one reported
+
+
+def context_conflicts(problem: Problem, mask: np.ndarray) -> ConflictSummary:
+    """:func:`ctxselect.quality.vector.kappa_conflicts` of ``mask``, kept for the last few masks of
+    each problem: a call checks a selection against the gate, then reports on the same one."""
+    mask = np.asarray(mask, dtype=bool)
+    kept = _CONFLICTS.setdefault(problem, {})
+    key = mask.tobytes()
+    if key not in kept:
+        if len(kept) >= _MASKS_KEPT:
+            kept.pop(next(iter(kept), None), None)
+        kept[key] = kappa_conflicts(problem.packed, mask)
+    return kept[key]
+
+
+def group_members(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
+    """The members of the near-duplicate groups (``problem.groups`` one after the other) and the
+    number of each one's group: built once per problem, so that a check of a selection reads the
+    groups without a Python loop."""
+    got = _GROUP_MEMBERS.get(problem)
+    if got is None:
+        groups = problem.groups
+        members = np.concatenate(groups).astype(np.int64) if groups else np.zeros(0, dtype=np.int64)
+        number = np.repeat(np.arange(len(groups), dtype=np.int64), [len(g) for g in groups])
+        got = _GROUP_MEMBERS[problem] = (members, number)
+    return got
 
 
 def partner_pairs(problem: Problem, fields, extra_pairs=None) -> tuple[np.ndarray, np.ndarray]:
@@ -57,7 +90,8 @@ def hard_violations(problem: Problem, mask: np.ndarray, *, ceiling: bool = False
         out.append("max_token_utilization")
     if (mask[problem.hard_i] & mask[problem.hard_j]).any() or disagree_on_fields(packed, mask, problem.hard_fields):
         out.append("selects both chunks of a hard conflict")
-    if any(mask[g].sum() > 1 for g in problem.groups):
+    members, number = group_members(problem)
+    if np.bincount(number[mask[members]], minlength=1).max() > 1:
         out.append("selects two near-duplicates")
     counts = np.bincount(packed.source[mask], minlength=len(packed.source_names))
     if (counts > packed.source_max).any():
@@ -81,8 +115,8 @@ def gate_violations(problem: Problem, mask: np.ndarray) -> list[str]:
     gate's density counts among the selected chunks when the gate forbids contradictions
     (:attr:`Problem.gate_conflicts`: with ``contradictions="all"``, claim conflicts included)."""
     packed = problem.packed
-    failures = evaluate_gate(quality_vector(packed, mask, problem.signals.freshness, list_claims=False),
-                             packed.requirements.gate)
+    failures = evaluate_gate(quality_vector(packed, mask, problem.signals.freshness, list_claims=False,
+                                            conflicts=context_conflicts(problem, mask)), packed.requirements.gate)
     out = [f.condition for f in failures]
     con = problem.gate_conflicts
     if packed.requirements.gate.max_contradiction_density <= 0 and "max_contradiction_density" not in out:

@@ -6,7 +6,7 @@ import numpy as np
 
 from ctxselect._config import TOLERANCE
 from ctxselect.features.contradictions import pair_conflicts, stated_figures
-from ctxselect.selection.constraints import pairwise_partners
+from ctxselect.selection.constraints import group_members, pairwise_partners
 from ctxselect.selection.corroboration import _numbers
 from ctxselect.selection.problem import Problem, adjacency, marginal_gains
 from ctxselect.text.words import numbers_in
@@ -36,6 +36,60 @@ def describe_conflict(problem: Problem, i: int, j: int) -> str:
         said, other, withheld = stated_figures(packed, i, j, _listed(only_i), _listed(only_j))
         parts.append(f"near-duplicate text states {said} where it states {other}{withheld}")
     return "; ".join(parts)
+
+
+def _describe_pairs(problem: Problem, rows: list[int], partners: list[int]) -> list[str]:
+    """:func:`describe_conflict` of each pair (rows[k], partners[k]), formatted once per distinct
+    field values, documents and versions of the two chunks where that is all it reads: both chunks
+    admissible (no id in the reason), no claim conflict between them, and a field or version reason
+    (else the numbers of the texts)."""
+    packed = problem.packed
+    claims = problem.signals.claim_conflicts or {}
+    a, b = np.asarray(rows, dtype=np.int64), np.asarray(partners, dtype=np.int64)
+    shared = packed.admissible[a] & packed.admissible[b]
+    if claims:
+        shared &= np.array([(min(i, j), max(i, j)) not in claims for i, j in zip(rows, partners)], dtype=bool)
+    out = [""] * len(rows)
+    alone = np.flatnonzero(~shared).tolist()
+    if shared.any():
+        at = np.flatnonzero(shared)
+        keys = np.column_stack([packed.field_values[a[at]], packed.field_values[b[at]], packed.doc[a[at]],
+                                packed.doc[b[at]], packed.version[a[at]], packed.version[b[at]]]).tolist()
+        said: dict[tuple, str | None] = {}  # None: no field or version reason, the texts' numbers
+        for k, key in zip(at.tolist(), map(tuple, keys)):
+            if key not in said:
+                parts = [why for why, _ in pair_conflicts(packed, rows[k], partners[k])]
+                said[key] = "; ".join(parts) if parts else None
+            if said[key] is None:
+                alone.append(k)
+            else:
+                out[k] = said[key]
+    for k in alone:
+        out[k] = describe_conflict(problem, rows[k], partners[k])
+    return out
+
+
+def _first_selected_mates(problem: Problem, mask: np.ndarray) -> dict[int, int]:
+    """Chunk -> the first selected member of its near-duplicate group (a later group wins): a loop
+    over a few groups, one pass over their members as arrays for many."""
+    if len(problem.groups) <= _FEW_GROUPS:
+        mate_of: dict[int, int] = {}
+        for members in problem.groups:
+            chosen_members = members[mask[members]]
+            if len(chosen_members):
+                mate_of.update(dict.fromkeys(members.tolist(), int(chosen_members[0])))
+        return mate_of
+    members, number = group_members(problem)
+    chosen = np.flatnonzero(mask[members])
+    with_chosen, first = np.unique(number[chosen], return_index=True)  # number is ascending
+    mate = np.full(len(problem.groups), -1, dtype=np.int64)
+    mate[with_chosen] = members[chosen[first]]
+    mates = mate[number]
+    has_mate = mates >= 0
+    return dict(zip(members[has_mate].tolist(), mates[has_mate].tolist()))
+
+
+_FEW_GROUPS = 16  # up to this many near-duplicate groups, a Python loop over them is the quicker
 
 
 def _disagreeing_selected(packed, mask: np.ndarray, fields) -> np.ndarray:
@@ -101,12 +155,7 @@ def exclusion_reasons(problem: Problem, mask: np.ndarray, *, enforce_gate: bool,
     extra = (con.i, con.j) if forbid_all else None
     pairwise = pairwise_partners(problem, fields, extra)
     superseded_by = problem.superseded_by
-    mate_of: dict[int, int] = {}  # chunk -> the first selected member of its near-duplicate group
-    for members in problem.groups:
-        chosen_members = members[mask[members]]
-        if len(chosen_members):
-            for m in members.tolist():
-                mate_of[m] = int(chosen_members[0])
+    mate_of = _first_selected_mates(problem, mask)
 
     used = int(packed.tokens[mask].sum())
     capacity = problem.capacity(enforce_gate if ceiling is None else ceiling)
@@ -162,12 +211,13 @@ def exclusion_reasons(problem: Problem, mask: np.ndarray, *, enforce_gate: bool,
         if code == _INELIGIBLE:
             message.update((i, problem.ineligible_reason[i]) for i in rows)
         elif code == _SUPERSEDED:
-            message.update((i, f"superseded by `{ids[newer[i]]}` ({describe_conflict(problem, i, newer[i])})")
-                           for i in rows)
+            later = [newer[i] for i in rows]
+            message.update(zip(rows, [f"superseded by `{ids[k]}` ({why})"
+                                      for k, why in zip(later, _describe_pairs(problem, rows, later))]))
         elif code == _PARTNER:
-            partner = partner_of.tolist()
-            message.update((i, f"conflicts with `{ids[partner[i]]}` ({describe_conflict(problem, i, partner[i])})")
-                           for i in rows)
+            partner = partner_of[rows].tolist()
+            message.update(zip(rows, [f"conflicts with `{ids[k]}` ({why})"
+                                      for k, why in zip(partner, _describe_pairs(problem, rows, partner))]))
         elif code == _MATE:
             message.update((i, f"near-duplicate of `{ids[mate_of[i]]}`") for i in rows)
         elif code == _NOTE:
@@ -191,7 +241,8 @@ def exclusion_reasons(problem: Problem, mask: np.ndarray, *, enforce_gate: bool,
         else:
             message.update(zip(rows, _gain_reasons(problem, np.asarray(rows, dtype=np.int64), covered, penalty,
                                                    enforce_gate, fresh_sum, fresh_weight)))
-    return {ids[i]: message[i] for i in left_out.tolist()}
+    left = left_out.tolist()
+    return dict(zip(map(ids.__getitem__, left), map(message.__getitem__, left)))
 
 
 # the reasons of exclusion_reasons, first to last

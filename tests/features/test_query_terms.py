@@ -167,8 +167,8 @@ def test_large_inputs_take_the_parallel_kernels_and_match_twin(monkeypatch):
     """Above the cut-off (bytes of text) the parallel kernels run; below it the serial twins."""
     monkeypatch.setattr(query_terms, "SERIAL_BYTES", 200_000)  # the real cut-off would need 32 MB of text
     calls = []
-    for name in ("_text_terms", "_text_terms_serial", "_membership", "_membership_serial", "_time_match",
-                 "_time_match_serial"):
+    for name in ("_text_terms", "_text_terms_serial", "_text_probes", "_text_probes_serial", "_membership",
+                 "_membership_serial", "_time_match", "_time_match_serial"):
         kernel = getattr(query_terms, name)
         monkeypatch.setattr(query_terms, name, lambda *a, _k=kernel, _n=name: calls.append(_n) or _k(*a))
     rng = random.Random(1)
@@ -177,7 +177,36 @@ def test_large_inputs_take_the_parallel_kernels_and_match_twin(monkeypatch):
     packed = packed_of(big, titles=[rng.choice(pool) for _ in big])
     assert len(packed.text_buffer[0]) > query_terms.SERIAL_BYTES  # precondition
     assert_same(packed, "rivers of Zimbabwe, İstanbul and 中文 from 1999 to 2001")
-    assert sorted(calls) == ["_membership", "_text_terms", "_text_terms_serial", "_time_match"]  # titles: small
+    # the texts: parallel; the most relevant text's terms and the titles' (small): serial
+    assert sorted(calls) == ["_membership", "_membership_serial", "_text_probes", "_text_terms_serial",
+                             "_text_terms_serial", "_time_match"]
     calls.clear()
     assert_same(packed_of(big[:20]), "rivers of Zimbabwe from 1999 to 2001")
-    assert sorted(calls) == ["_membership_serial", "_text_terms_serial", "_time_match_serial"]
+    assert sorted(calls) == ["_text_probes_serial", "_text_terms_serial", "_time_match_serial"]
+
+
+def test_markup_control_characters_and_a_sigma_text_on_top_match_twin():
+    """Markup, control characters and zero-width characters in texts; the most relevant text has a
+    capital Σ (its terms, which feed the expansion, come from the Python path)."""
+    batch = ["<p>Rivers of <b>Zimbabwe</b></p>\x00\x07 &amp; cities", "ΟΔΟΣ ΚΑΙ σοφία rivers\u200bof İstanbul",
+             "tab\there\r\nnew\x0bline \x1f rivers", "ΑΣ'Β and cities of Zimbabwe", "plain text about whos"]
+    for top in range(len(batch)):
+        relevance = [1.0 if i == top else 0.2 for i in range(len(batch))]
+        assert_same(packed_of(batch, relevance=relevance), "rivers of ΟΔΟΣ <b>cities</b> σοφία\x00")
+        assert_same(packed_of(batch, relevance=relevance), "the and of who")  # stopwords only
+        assert_same(packed_of(batch, relevance=relevance), "")
+
+
+def test_titles_are_read_only_when_a_candidate_has_extra_fields():
+    """No candidate with ``extra``: no title buffer; extra fields without a title, or a title that is
+    not a string: as no title."""
+    batch = ["Bubye River in Zimbabwe", "Victoria Falls on the Zambezi", "rivers"]
+    assert query_terms._titles(packed_of(batch).candidates) is None
+    packed = ctxselect.pack([cand("a", batch[0], 0.9, note="x"), cand("b", batch[1], title=3),
+                             cand("c", batch[2], title="Zambezi")], {"token_budget": 100})
+    assert query_terms._titles(packed.candidates) == ["", "", "Zambezi"]
+    assert_same(packed, "Which river in Zimbabwe, the Zambezi?")
+    packed = ctxselect.pack([cand("a", batch[0], 0.9, note="x"), cand("b", batch[1], title=None)],
+                            {"token_budget": 100})
+    assert query_terms._titles(packed.candidates) == ["", ""]
+    assert_same(packed, "Which river in Zimbabwe?")

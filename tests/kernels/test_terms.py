@@ -22,12 +22,13 @@ from hypothesis import strategies as st
 from ctxselect.kernels.terms import (
     _CHUNKS,
     _hash_each,
-    _hits,
     _key_table,
-    _lookup,
     _membership,
     _membership_serial,
+    _state_keys,
     _stop_bits,
+    _text_probes,
+    _text_probes_serial,
     _text_terms,
     _text_terms_serial,
     _time_match,
@@ -43,10 +44,12 @@ from tests.naive.query_terms import (
     naive_time_match,
     naive_years,
 )
+from tests.naive.signals import FNV_OFFSET, FNV_PRIME, MASK, mix64
 
 TERMS = {"parallel": _text_terms, "serial": _text_terms_serial}
 TIME = {"parallel": _time_match, "serial": _time_match_serial}
 MEMBERSHIP = {"parallel": _membership, "serial": _membership_serial}
+PROBES = {"parallel": _text_probes, "serial": _text_probes_serial}
 
 # -- inputs: texts built from the structures the kernels must read as the regexes do ---------------
 
@@ -278,33 +281,161 @@ def csr_of(rows):
 
 @pytest.mark.parametrize("kernel", MEMBERSHIP.values(), ids=MEMBERSHIP.keys())
 def test_membership_matches_sets(kernel):
-    """A row holds a probe when its text's terms or its title's terms do."""
+    """A row holds a probe when its terms do; its row sums count a row's terms among the probes."""
     rng = np.random.default_rng(2)
     pool = rng.integers(0, 2**63, 300, dtype=np.uint64) * np.uint64(2)
-
-    def draw_rows():
-        return [set(rng.choice(pool, rng.integers(0, 30), replace=False).tolist()) for _ in range(37)] + [set()]
-
-    texts, titles = draw_rows(), draw_rows()
+    rows = [set(rng.choice(pool, rng.integers(0, 30), replace=False).tolist()) for _ in range(37)] + [set()]
     probes = np.concatenate([pool[:40], pool[:5] + np.uint64(1)])  # present and absent
-    got = kernel(*csr_of(texts), *csr_of(titles), probes)
-    assert got.shape == (len(texts), len(probes)) and got.dtype == np.bool_
-    assert got.tolist() == [[int(p) in a or int(p) in b for p in probes] for a, b in zip(texts, titles)]
-    no_titles = csr_of([set()] * len(texts))
-    assert kernel(*csr_of(texts), *no_titles, probes).tolist() == [[int(p) in a for p in probes] for a in texts]
-    assert kernel(*csr_of(texts), *no_titles, np.zeros(0, dtype=np.uint64)).shape == (len(texts), 0)
-
-
-def test_hits_count_terms_among_probes():
-    rows = [[1, 2, 3], [], [4], [2, 5, 6, 7]]
-    got = _hits(*csr_of(rows), np.array([2, 4, 7, 9], dtype=np.uint64))
-    assert got.tolist() == [1, 0, 1, 2]
+    got = kernel(*csr_of(rows), probes)
+    assert got.shape == (len(rows), len(probes)) and got.dtype == np.bool_
+    assert got.tolist() == [[int(p) in a for p in probes] for a in rows]
+    assert kernel(*csr_of(rows), np.zeros(0, dtype=np.uint64)).shape == (len(rows), 0)
+    assert kernel(*csr_of([]), probes).shape == (0, len(probes))
+    small = [[1, 2, 3], [], [4], [2, 5, 6, 7]]
+    assert kernel(*csr_of(small), np.array([2, 4, 7, 9], dtype=np.uint64)).sum(axis=1).tolist() == [1, 0, 1, 2]
 
 
 def test_key_table_probes_past_collisions():
     """Keys equal in their low bits share a first slot: lookups must probe on to the right key."""
     keys = np.array([k << 40 for k in range(1, 60)], dtype=np.uint64)
     table_keys, table_index = _key_table(keys, 32)
-    assert [int(_lookup(table_keys, table_index, k)) for k in keys] == list(range(len(keys)))
-    assert _lookup(table_keys, table_index, np.uint64(61 << 40)) == -1
-    assert _lookup(table_keys, table_index, np.uint64(0)) == -1
+    size = len(table_keys)
+    assert size & (size - 1) == 0 and size >= 2 * len(keys)
+
+    def lookup(h):
+        slot = int(h) & (size - 1)
+        while table_index[slot] >= 0:
+            if table_keys[slot] == h:
+                return int(table_index[slot])
+            slot = (slot + 1) & (size - 1)
+        return -1
+
+    assert [lookup(k) for k in keys] == list(range(len(keys)))
+    assert lookup(np.uint64(61 << 40)) == -1 and lookup(np.uint64(0)) == -1
+    assert _membership_serial(*csr_of([keys.tolist(), [0, 61 << 40]]), keys).sum(axis=1).tolist() == [59, 0]
+
+
+# -- the question's terms found in each text, without listing them (_text_probes) --------------------
+
+def probes_of(batch, extra=()):
+    """Probe hashes: every term of the texts without Σ, some of them stopwords' hashes (``the``, a
+    stem's: ``who``), and terms no text holds."""
+    terms = sorted({h for t in batch if "Σ" not in t for h in naive_text_terms(t)})
+    terms += [naive_term_hash(w) for w in ("the", "who", "zzzz", "citie", *extra)]
+    return np.array(sorted(set(terms)), dtype=np.uint64)
+
+
+def assert_probes_match(kernel, batch, probes):
+    member, sigma = kernel(*buffer_of(batch), *stop_arguments(), probes)
+    assert member.dtype == np.bool_ and member.shape == (len(batch), len(probes))
+    assert sigma.dtype == np.bool_ and sigma.shape == (len(batch),)
+    for t, text in enumerate(batch):
+        assert bool(sigma[t]) == ("σ" in text.lower() or "ς" in text.lower()), text
+        if "Σ" not in text:  # the one exception, routed to Python by the caller
+            have = set(naive_text_terms(text))
+            assert member[t].tolist() == [int(p) in have for p in probes], (t, text)
+    return member
+
+
+@pytest.mark.parametrize("kernel", PROBES.values(), ids=PROBES.keys())
+def test_probes_match_twin_on_fixed_and_random_texts(kernel):
+    rng = random.Random(5)
+    batch = EDGE_TEXTS + [random_text(rng, rng.randint(0, 30)) for _ in range(40)]
+    member = assert_probes_match(kernel, batch, probes_of(batch))
+    assert member.any() and not member.all()  # precondition: both outcomes were checked
+    few = probes_of(batch)[::7]  # a handful of probes, as a question has
+    assert_probes_match(kernel, batch, few)
+
+
+@pytest.mark.parametrize("kernel", PROBES.values(), ids=PROBES.keys())
+def test_probes_of_no_text_no_probe_and_stopwords_only(kernel):
+    buf = np.zeros(1, dtype=np.uint8)
+    member, sigma = kernel(buf, np.zeros(1, dtype=np.int64), *stop_arguments(), probes_of([]))
+    assert member.shape == (0, len(probes_of([]))) and sigma.shape == (0,)
+    member, sigma = kernel(buf, np.zeros(4, dtype=np.int64), *stop_arguments(), probes_of([]))
+    assert member.shape == (3, len(probes_of([]))) and not member.any() and not sigma.any()
+    batch = ["the and of", "Who whos", "rivers\x00the\x07river\u200b<b>river</b>", "ΑΣ'Β σς"]
+    member, _ = kernel(*buffer_of(batch), *stop_arguments(), np.zeros(0, dtype=np.uint64))
+    assert member.shape == (4, 0)
+    stops = np.array(sorted(naive_term_hash(w) for w in ("the", "and", "of", "who")), dtype=np.uint64)
+    assert not assert_probes_match(kernel, batch[:1], stops).any()  # stopwords are no terms
+    assert_probes_match(kernel, batch, probes_of(batch, ("b", "river", "x00the")))
+
+
+def test_probes_see_a_stem_that_is_a_stopword_only_where_it_is_stemmed():
+    """"whos" stems to "who", a stopword: the probe of "who" is held by "whos", not by "who"."""
+    who = np.array([naive_term_hash("who")], dtype=np.uint64)
+    member, _ = _text_probes_serial(*buffer_of(["who", "whos", "who whos", "whom"]), *stop_arguments(), who)
+    assert member[:, 0].tolist() == [False, True, True, False]
+    assert naive_content_terms("whos") == {"who"}  # the twin agrees
+
+
+def test_probes_follow_stemming_and_characters_not_bytes():
+    batch = ["éés", "ééés", "ééies", "éééies", "ié", "中", "ß", "cities", "ties", "classes", "asses",
+             "bosses", "éésses", "ééésses", "address", "ss", "Σ", "ΟΔΟΣ σοφία ς"]
+    assert_probes_match(_text_probes_serial, batch, probes_of(batch, ("éé", "ééie", "éééie", "citie", "bos")))
+
+
+@pytest.mark.parametrize("kernel", PROBES.values(), ids=PROBES.keys())
+def test_probes_of_texts_sharing_a_chunk(kernel):
+    rng = random.Random(13)
+    batch = [" ".join(rng.choice(["river", "rivers", "city", "cities", "Zimbabwe", "the", "中文", "whos"])
+                      for _ in range(rng.randint(0, 6))) for _ in range(3 * _CHUNKS + 5)]
+    assert_probes_match(kernel, batch, probes_of(batch))
+
+
+def test_parallel_and_serial_probes_are_identical_on_many_texts():
+    rng = random.Random(10)
+    batch = [random_text(rng, rng.randint(0, 25)) for _ in range(97)]
+    probes = probes_of(batch)
+    got = [k(*buffer_of(batch), *stop_arguments(), probes) for k in (_text_probes, _text_probes_serial)]
+    for a, b in zip(*got):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_probes_are_membership_of_the_listed_terms():
+    """The fused kernel equals listing each text's terms, then their membership."""
+    rng = random.Random(11)
+    batch = EDGE_TEXTS + [random_text(rng, rng.randint(0, 30)) for _ in range(60)]
+    probes = probes_of(batch)
+    indptr, hashes, sigma = _text_terms_serial(*buffer_of(batch), *stop_arguments())
+    member, sigma_probes = _text_probes_serial(*buffer_of(batch), *stop_arguments(), probes)
+    np.testing.assert_array_equal(member, _membership_serial(indptr, hashes, probes))
+    np.testing.assert_array_equal(sigma, sigma_probes)
+
+
+def test_probe_stopword_check_is_by_bytes_not_only_by_hash():
+    """A probe word whose hash is a stopword's but whose bytes differ is found (a forced collision:
+    "river"'s hash filed under the bytes of "rivet")."""
+    river = np.array([naive_term_hash("river")], dtype=np.uint64)
+    fake = (_stop_bits(river), *_key_table(river, 4), *buffer_of(["rivet"]), 5)
+    member, _ = _text_probes_serial(*buffer_of(["river rivet", "the"]), *fake, river)
+    assert member[:, 0].tolist() == [True, False]
+    real = (_stop_bits(river), *_key_table(river, 4), *buffer_of(["river"]), 5)
+    member, _ = _text_probes_serial(*buffer_of(["river rivet", "rivers"]), *real, river)
+    assert member[:, 0].tolist() == [False, True]  # "rivers" is no stopword; its stem is river
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(texts, min_size=1, max_size=6), st.lists(texts, max_size=2))
+def test_probes_match_twin_on_drawn_texts(batch, others):
+    assert_probes_match(_text_probes_serial, batch, probes_of(batch + others))
+
+
+def test_state_keys_invert_the_finaliser():
+    """The probes are keyed by the FNV-1a state of their bytes (halves swapped): _state_keys of a
+    term's hash is that, for words and for random 64-bit states."""
+    def state(term):
+        h = FNV_OFFSET
+        for b in term.encode("utf-8"):
+            h = ((h ^ b) * FNV_PRIME) & MASK
+        return h
+
+    swap = lambda h: ((h >> 32) | (h << 32)) & MASK  # noqa: E731
+    terms = ["", "river", "café", "中文", "x" * 40] + [random_text(random.Random(k), 3) for k in range(50)]
+    hashes = np.array([naive_term_hash(t) for t in terms], dtype=np.uint64)
+    assert _state_keys(hashes).tolist() == [swap(state(t)) for t in terms]
+    raw = np.random.default_rng(1).integers(0, 2**64 - 1, 500, dtype=np.uint64, endpoint=True)
+    mixed = np.array([mix64(int(x)) for x in raw], dtype=np.uint64)
+    assert _state_keys(mixed).tolist() == [swap(int(x)) for x in raw]
+    assert _state_keys(np.zeros(0, dtype=np.uint64)).shape == (0,)

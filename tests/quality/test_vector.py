@@ -1,12 +1,15 @@
 """inspect() against its plain-Python twin, and hypothesis properties of the metrics."""
 
+import dataclasses
 import math
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ctxselect
+from ctxselect.quality.vector import quality_vector
 from tests.naive.quality import naive_metrics
 from tests.strategies import api_chunks, candidate_lists, requirement_dicts
 
@@ -91,3 +94,36 @@ def test_per_source_decay_and_half_life():
     override = ctxselect.inspect(chunks, {"token_budget": 9, "now": 30 * day, "half_life_days": 30,
                                           "source_decay": {"news": 0.0}})
     assert override.metrics["freshness"] == 1.0
+
+
+def test_conflicts_computed_once_give_the_same_vector_and_report():
+    """quality_vector and report_for given what κ counts (kappa_conflicts, or the per-problem copy
+    select() keeps: constraints.context_conflicts) equal the vector and report that compute it."""
+    from ctxselect.evaluate.generate import generate_queries
+    from ctxselect.quality.report import report_for
+    from ctxselect.quality.vector import kappa_conflicts
+    from ctxselect.selection.api import prepare
+    from ctxselect.selection.constraints import _MASKS_KEPT, context_conflicts
+
+    rng = np.random.default_rng(7)
+    for contradictions in ("fields", "all"):
+        query = generate_queries(queries=1, candidates=300, seed=7, gold_share=0.1)[0]
+        reqs = dataclasses.replace(query.requirements, contradictions=contradictions)
+        problem = prepare(query.candidates, reqs, query.query)
+        packed, fresh = problem.packed, problem.signals.freshness
+        masks = [rng.random(problem.n) < share for share in (0.0, 0.05, 0.2, 0.6, 1.0) for _ in range(3)]
+        counted = 0
+        for mask in masks:
+            known = context_conflicts(problem, mask)
+            assert context_conflicts(problem, mask.copy()) is known  # kept for the problem
+            assert known == kappa_conflicts(packed, mask)
+            for list_claims in (True, False):
+                assert (quality_vector(packed, mask, fresh, list_claims=list_claims, conflicts=known)
+                        == quality_vector(packed, mask, fresh, list_claims=list_claims))
+            report = report_for(packed, mask, None, fresh, known)
+            assert report == report_for(packed, mask, None, fresh)
+            report.conflicting_pairs.clear()  # the report's list is its own
+            assert known.pairs == kappa_conflicts(packed, mask).pairs
+            counted += known.count
+        assert counted > 0  # precondition: conflicts were counted
+        assert len(masks) > _MASKS_KEPT and context_conflicts(problem, masks[0]) == kappa_conflicts(packed, masks[0])
