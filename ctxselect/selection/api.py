@@ -183,7 +183,7 @@ def _load_once() -> None:
              "The river flooded 4,100 homes in the northern valley district in March 2021 says the report"]
     for embeddings in (None, [[1.0, 0.0], [0.9, 0.1]]):
         chunks = [{"id": f"w{k}", "source": "s", "tokens": 5, "relevance": 0.5, "text": t, "doc_id": "d",
-                   "version": str(k), "fields": {"f": k}, "timestamp": 1.0e9,
+                   "version": str(k), "fields": {"f": k}, "timestamp": 1.0e9, "title": "River floods",
                    **({"embedding": embeddings[k]} if embeddings else {})} for k, t in enumerate(texts)]
         problem = prepare(chunks, {"token_budget": 10, "conflict_fields": ["f"], "now": 1.1e9}, "floods in 2021?")
     upper_bound(problem, problem.capacity(True))  # the core's bound kernel
