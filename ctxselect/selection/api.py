@@ -177,7 +177,10 @@ def _load_once() -> None:
     global _LOADED
     if _LOADED:
         return
+    from ctxselect.selection.solvers.exact import load_exact  # (only this function is edited here)
+
     load_solver()
+    load_exact()  # the branch and bound that solves small models before CP-SAT
     texts = ["The river flooded 3,559 homes in the northern valley district in March 2021 says the report",
              "The river flooded 4,100 homes in the northern valley district in March 2021 says the report"]
     for embeddings in (None, [[1.0, 0.0], [0.9, 0.1]]):

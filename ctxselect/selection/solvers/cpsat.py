@@ -27,6 +27,7 @@ from ctxselect.selection.solvers.core import (  # upper_bound re-exported
     choose_core,
     upper_bound,
 )
+from ctxselect.selection.solvers.exact import EXACT_MAX_CORE, EXACT_SHARE, solve_exact
 from ctxselect.selection.solvers.model_data import (
     cluster_parts,
     conflict_fields,
@@ -151,6 +152,17 @@ def solve_optimal(
     gate = reqs.gate
     core = choose_core(problem, core_size, list(core_extra), exact_up_to)
     core_is_full = len(core) == int(problem.eligible.sum())
+    extra: dict = {}  # the branch and bound's time when CP-SAT runs after it
+    if core_is_full and len(core) <= EXACT_MAX_CORE and not maximize_sources and sources_met is None:
+        exact = solve_exact(problem, enforce_gate=enforce_gate, enforce_sources=enforce_sources, ceiling=ceiling,
+                            hint=hint, deadline=started + EXACT_SHARE * time_limit)
+        if exact is not None and exact.status == "optimal":
+            return OptimalResult(exact.mask, "optimal", exact.objective, exact.objective, True, exact.timings)
+        if exact is not None and exact.status == "infeasible":
+            return OptimalResult(None, "infeasible", math.inf, -math.inf, True, exact.timings)
+        if exact is not None:  # a limit: its best selection is CP-SAT's hint
+            hint = exact.mask if exact.mask is not None else hint
+            extra = {"exact": sum(exact.timings.values())}
     var_of = np.full(problem.n, -1, dtype=np.int64)
     var_of[core] = np.arange(len(core))
 
@@ -247,7 +259,7 @@ def solve_optimal(
 
     if b.impossible:
         return OptimalResult(None, "infeasible", math.inf, -math.inf, core_is_full,
-                             {"model": built - started, "solve": 0.0})
+                             {"model": built - started, "solve": 0.0, **extra})
     cmh = _helper()
     params = cmh.SatParameters()
     params.num_workers = 1
@@ -266,7 +278,7 @@ def solve_optimal(
     response = _solve_proto(b.proto, params)
     status = response.status
     solved = time.perf_counter()
-    timings = {"model": built - started, "solve": solved - built}
+    timings = {"model": built - started, "solve": solved - built, **extra}
 
     if status in (cmh.CpSolverStatus.OPTIMAL, cmh.CpSolverStatus.FEASIBLE):
         mask = np.zeros(problem.n, dtype=bool)

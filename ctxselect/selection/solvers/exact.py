@@ -1,0 +1,197 @@
+"""The exact selector's fast path: the branch and bound of :mod:`ctxselect.kernels.bnb` on the
+model CP-SAT solves (:func:`ctxselect.selection.solvers.cpsat.solve_optimal`), when the core is the
+whole eligible set.
+
+The kernel's arrays are built from the Problem as the CP-SAT model reads it
+(:mod:`ctxselect.selection.solvers.model_data`): the same integer objective (values, aspect gains
+and pair penalties rounded to 1 / SOLVER_SCALE), the same integer gate rows, the same pairs and
+clusters kept apart, the same per-value agreement of conflict fields and versions. So "proven"
+means the optimum CP-SAT would prove, as the same integer. Models with a feature the kernel does
+not have (the contradiction-density limit κ_max > 0 over conflicts in the core, the best-effort
+source minimums) are not taken (:func:`solve_exact` returns None).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ctxselect._config import SOLVER_SCALE
+from ctxselect.kernels.bnb import INFEASIBLE, PROVEN, _search
+from ctxselect.selection.problem import Problem
+from ctxselect.selection.solvers.model_data import (
+    cluster_parts,
+    conflict_fields,
+    forbidden_pairs,
+    gate_rows,
+    one_value_groups,
+    penalty_pairs,
+    scaled,
+)
+
+__all__ = ["ExactOutcome", "EXACT_MAX_CORE", "EXACT_SHARE", "NODE_LIMIT", "exact_arrays", "solve_exact", "load_exact"]
+
+#: The branch and bound runs first up to this many eligible chunks (measured: docs/architecture.md).
+EXACT_MAX_CORE = 500
+#: Nodes before the branch and bound hands its incumbent to CP-SAT.
+NODE_LIMIT = 5_000
+#: A family's disagreeing pairs join the bound (dualised) up to this many per item.
+PAIRS_PER_ITEM = 8
+#: Share of the time limit the branch and bound may use before CP-SAT takes over.
+EXACT_SHARE = 0.5
+
+
+@dataclass
+class ExactOutcome:
+    """What the branch and bound returned: ``status`` "optimal", "infeasible" or "limit"; ``mask``
+    (over all candidates) the optimum or the best found (None when none was found), ``objective``
+    its integer objective / SOLVER_SCALE, ``nodes`` searched, ``timings`` ("model", "solve")."""
+
+    status: str
+    mask: np.ndarray | None
+    objective: float
+    nodes: int
+    timings: dict
+
+
+def _csr(rows: list[list[int]], m: int, values: list[list[int]] | None = None):
+    ptr = np.zeros(m + 1, dtype=np.int64)
+    np.cumsum([len(r) for r in rows], out=ptr[1:])
+    flat = np.array([v for r in rows for v in r], dtype=np.int64)
+    if values is None:
+        return ptr, flat
+    return ptr, flat, np.array([v for r in values for v in r], dtype=np.int64)
+
+
+def exact_arrays(problem: Problem, *, enforce_gate: bool, enforce_sources: bool, ceiling: bool | None,
+                 hint: np.ndarray | None) -> tuple | None:
+    """The kernel's arguments (before the node limit and deadline) for the whole eligible set, or
+    None when the model has a feature the kernel does not have, or "impossible" when a row can
+    hold for no selection (as CP-SAT's builder finds it)."""
+    packed = problem.packed
+    reqs = packed.requirements
+    gate = reqs.gate
+    core = np.flatnonzero(problem.eligible)
+    m = len(core)
+    var_of = np.full(problem.n, -1, dtype=np.int64)
+    var_of[core] = np.arange(m)
+    con = problem.gate_conflicts
+    if enforce_gate and gate.max_contradiction_density > 0 and len(con) and bool(
+            ((var_of[con.i] >= 0) & (var_of[con.j] >= 0)).any()):
+        return None  # the density limit κ ≤ κ_max over a variable number of chunks
+    w = np.asarray(scaled(problem.value[core]), dtype=np.int64)
+    t = packed.tokens[core].astype(np.int64)
+    hi = problem.capacity(enforce_gate if ceiling is None else ceiling)
+    lo = problem.min_tokens(enforce_gate)
+    rows = gate_rows(problem, core) if enforce_gate else {"nonempty": False, "coverage": None, "fresh": None,
+                                                           "stale": None}
+    klo = 1 if rows["nonempty"] else 0
+    khi = m if reqs.max_chunks is None else min(int(reqs.max_chunks), m)
+    src = packed.source[core].astype(np.int64)
+    members = np.bincount(src, minlength=len(packed.source_names))
+    caps = np.minimum(packed.source_max.astype(np.int64), members).astype(np.int64)
+    need = packed.source_min.astype(np.int64) if enforce_sources else np.zeros(len(caps), dtype=np.int64)
+    if lo > hi or klo > khi or bool((need > caps).any()):
+        return "impossible"
+
+    # kept apart: the forbidden pairs and the clusters (at most one each); agreement per family
+    forbid_all, fields = conflict_fields(problem, enforce_gate)
+    forbidden = forbidden_pairs(problem, var_of, forbid_all, fields)
+    groups = [[int(var_of[a]), int(var_of[c])] for a, c in sorted(forbidden)]
+    groups += [part.tolist() for part in cluster_parts(problem, var_of)]
+    families = [one_value_groups(core, packed.field_values[:, f]) for f in fields]
+    if reqs.version_conflicts:
+        families.append(one_value_groups(core, packed.version, packed.doc))
+    item_fam: list[list[int]] = [[] for _ in range(m)]
+    item_code: list[list[int]] = [[] for _ in range(m)]
+    n_fam = 0
+    disagree = []  # a family's pairs of different codes, for the bound (its agreement blocks already)
+    for found in families:
+        for chunks, codes, _distinct in found:
+            for i, code in zip(var_of[chunks].tolist(), codes.tolist()):
+                item_fam[i].append(n_fam)
+                item_code[i].append(code)
+            n_fam += 1
+            a, c = np.triu_indices(len(chunks), 1)
+            differ = codes[a] != codes[c]
+            disagree.append(np.stack([var_of[chunks[a[differ]]], var_of[chunks[c[differ]]]], axis=1))
+    pairs = np.concatenate(disagree) if disagree else np.zeros((0, 2), dtype=np.int64)
+    if len(pairs) <= PAIRS_PER_ITEM * max(m, 1):
+        groups += pairs.tolist()
+    mu_cap = [np.inf] * len(groups)
+
+    # aspects with a coverer in the core: gains, coverage weights
+    covers = problem.covers[core]
+    present = [a for a in range(problem.aspect_gain.size) if covers[:, a].any()]
+    gain = np.asarray(scaled(problem.aspect_gain[present]), dtype=np.int64) if present else np.zeros(0, np.int64)
+    cov_w = np.zeros(len(present), dtype=np.int64)
+    cov_need = 0
+    if rows["coverage"] is not None:
+        weights, cov_need = rows["coverage"]
+        for k, a in enumerate(present):
+            if a < problem.n_required:
+                cov_w[k] = weights[a]
+    item_asp: list[list[int]] = [[] for _ in range(m)]
+    for k, a in enumerate(present):
+        for i in np.flatnonzero(covers[:, a]).tolist():
+            item_asp[i].append(k)
+    gate_lines = [rows["fresh"]] if rows["fresh"] is not None else []
+    if rows["stale"] is not None:
+        gate_lines.append([-c for c in rows["stale"]])  # Σ c x ≤ 0 as Σ −c x ≥ 0
+    row_matrix = np.array(gate_lines, dtype=np.int64).reshape(len(gate_lines), m)
+
+    pen_nbr: list[list[int]] = [[] for _ in range(m)]
+    pen_val: list[list[int]] = [[] for _ in range(m)]
+    z_pairs = penalty_pairs(problem, var_of, fields, forbidden)
+    for (a, c, _p), cost in zip(z_pairs, scaled([p for _, _, p in z_pairs])):
+        pen_nbr[a].append(c)
+        pen_val[a].append(cost)
+        pen_nbr[c].append(a)
+        pen_val[c].append(cost)
+        groups.append([a, c])  # a soft pair for the bound: its multiplier at most the penalty
+        mu_cap.append(float(cost))
+    item_groups: list[list[int]] = [[] for _ in range(m)]
+    for g, part in enumerate(groups):
+        for i in part:
+            item_groups[i].append(g)
+    hint_core = np.zeros(m, dtype=np.bool_) if hint is None else np.asarray(hint, dtype=bool)[core].copy()
+    return (core, (w, t, int(lo), int(hi), klo, khi, src, caps, need, *_csr(item_groups, m), np.array(mu_cap, dtype=np.float64),
+                   *_csr(item_fam, m, item_code), n_fam, *_csr(item_asp, m), gain, cov_w, int(cov_need),
+                   row_matrix, np.zeros(len(gate_lines), dtype=np.int64), *_csr(pen_nbr, m, pen_val), hint_core))
+
+
+def solve_exact(problem: Problem, *, enforce_gate: bool, enforce_sources: bool, ceiling: bool | None,
+                hint: np.ndarray | None, deadline: float, node_limit: int = NODE_LIMIT) -> ExactOutcome | None:
+    """The branch and bound on the whole eligible set until ``deadline`` (a ``time.perf_counter()``
+    instant) or ``node_limit`` nodes; None when the model is not supported (module docstring)."""
+    started = time.perf_counter()
+    built = exact_arrays(problem, enforce_gate=enforce_gate, enforce_sources=enforce_sources, ceiling=ceiling,
+                         hint=hint)
+    if built is None:
+        return None
+    made = time.perf_counter()
+    if isinstance(built, str):
+        return ExactOutcome("infeasible", None, -math.inf, 0, {"model": made - started, "solve": 0.0})
+    core, args = built
+    mask, objective, status, found, nodes = _search(*args, int(node_limit), float(deadline))
+    solved = time.perf_counter()
+    timings = {"model": made - started, "solve": solved - made}
+    full = None
+    if found:
+        full = np.zeros(problem.n, dtype=bool)
+        full[core[mask]] = True
+    name = "optimal" if status == PROVEN else "infeasible" if status == INFEASIBLE else "limit"
+    return ExactOutcome(name, full, int(objective) / SOLVER_SCALE if found else -math.inf, int(nodes), timings)
+
+
+def load_exact() -> None:
+    """Load (or compile) the branch and bound kernel on a tiny model, before a time limit starts."""
+    one = np.ones(1, dtype=np.int64)
+    zero1 = np.zeros(1, dtype=np.int64)
+    empty = np.zeros(0, dtype=np.int64)
+    two = np.zeros(2, dtype=np.int64)
+    _search(one, one, 0, 1, 0, 1, zero1, one, zero1, two, empty, np.zeros(0), two, empty, empty, 0, two, empty, empty, empty,
+            0, np.zeros((0, 1), dtype=np.int64), empty, two, empty, empty, np.ones(1, dtype=np.bool_), 10, 0.0)
