@@ -9,16 +9,17 @@ s.t.      lo ≤ Σ t_i x_i ≤ hi                                    tokens
           y_a ≤ Σ_(i covers a) x_i,  Σ_a c_a y_a ≥ cneed          aspects, the coverage row
           Σ_i R_ri x_i ≥ rlo_r                                   integer rows (the gate's)
 
-Depth first, an item's inclusion before its exclusion, from the hint as first incumbent. The
-bound of a node is the Lagrangian relaxation with fixed multipliers, found once at the root by
-subgradient steps: the budget (λ), every at-most-one group (μ_G) and every aspect (ν_a, 0 ≤ ν_a ≤
-g_a) dualised, the source caps and the chunk count kept (solved exactly: the largest positive
-reduced values r_i = w_i − λ t_i − Σ_(G ∋ i) μ_G + Σ_(a: i covers a) ν_a in order, per-source caps
-and a total). Any multipliers give a valid bound (weak duality); penalties are dropped (they only
-lower the objective). Items are branched on in the order of r_i, so the free items of a node are a
-suffix of that order. A node is also cut when its lower-bounded rows (tokens, chunks, source
-minimums, coverage, the integer rows) cannot be met by all its undecided items. The objective is
-an integer: a node is cut when its bound is below the incumbent + 0.5.
+Depth first, an item's inclusion before its exclusion, from the hint as first incumbent (when it
+meets every constraint). The bound of a node is the smaller of two relaxations at multipliers
+fixed at the root (:mod:`ctxselect.kernels.bnb_bound`: the budget, the at-most-one groups, the
+soft pairs of the penalties and the aspects dualised): the Lagrangian at the root's λ (the source
+caps and the chunk count kept, solved exactly), and the fractional knapsack of the free items'
+reduced values before λ (the caps dropped; it re-optimises the budget's multiplier at each node).
+Any multipliers give a valid bound (weak duality); penalties only lower the objective. Items are
+branched on in the order of their root reduced value, so the free items of a node are a suffix of
+that order. A node is also cut when its lower-bounded rows (tokens, chunks, source minimums,
+coverage, the integer rows) cannot be met by all its undecided items. The objective is an
+integer: a node is cut when its bound is below the incumbent + 0.5.
 
 Status: :data:`PROVEN` (the mask is optimal), :data:`LIMIT` (node limit or deadline; the mask is
 the best found, ``found`` says whether there is one), :data:`INFEASIBLE` (proven: no mask meets
@@ -37,156 +38,11 @@ from numba.core.errors import NumbaWarning
 from ctxselect._config import serial
 
 # the clock is read in object mode (every CLOCK_EVERY nodes); the kernel runs nothing in parallel
-warnings.filterwarnings("ignore", message="Code running in object mode won't allow parallel", category=NumbaWarning)
+warnings.filterwarnings("ignore", message=".*Code running in object mode won't allow parallel", category=NumbaWarning)
 
 PROVEN, LIMIT, INFEASIBLE = 0, 1, 2
-#: Subgradient steps at the root (each O(m log m)).
-ROOT_STEPS = 40
-#: Bisection steps for the budget's multiplier λ before the subgradient steps.
-BISECTIONS = 25
 #: How often (in nodes) the kernel reads the clock.
 CLOCK_EVERY = 256
-
-
-@serial
-def _reduced(w, t, lam, mu, nu, ig_ptr, ig_grp, ia_ptr, ia_asp):
-    m = w.shape[0]
-    r = np.empty(m, dtype=np.float64)
-    for i in range(m):
-        v = w[i] - lam * t[i]
-        for k in range(ig_ptr[i], ig_ptr[i + 1]):
-            v -= mu[ig_grp[k]]
-        for k in range(ia_ptr[i], ia_ptr[i + 1]):
-            v += nu[ia_asp[k]]
-        r[i] = v
-    return r
-
-
-@serial
-def _take(r, src, caps, khi, picked):
-    """The relaxation's items: the largest positive r, at most caps[s] per source and ``khi`` in
-    all (marked in ``picked``); returns their sum. Sorts only when a cap binds."""
-    m = r.shape[0]
-    per_source = np.zeros(caps.shape[0], dtype=np.int64)
-    positive = 0
-    for i in range(m):
-        picked[i] = False
-        if r[i] > 0.0:
-            per_source[src[i]] += 1
-            positive += 1
-    binds = positive > khi
-    for s in range(caps.shape[0]):
-        if per_source[s] > caps[s]:
-            binds = True
-    total = 0.0
-    if not binds:
-        for i in range(m):
-            if r[i] > 0.0:
-                picked[i] = True
-                total += r[i]
-        return total
-    order = np.argsort(-r, kind="mergesort")
-    per_source[:] = 0
-    left = khi
-    for k in range(m):
-        i = order[k]
-        if r[i] <= 0.0 or left <= 0:
-            break
-        if per_source[src[i]] < caps[src[i]]:
-            per_source[src[i]] += 1
-            picked[i] = True
-            total += r[i]
-            left -= 1
-    return total
-
-
-@serial
-def _root_multipliers(w, t, hi, khi, src, caps, ig_ptr, ig_grp, mu_cap, ia_ptr, ia_asp, gain, target, steps):
-    """Multipliers (λ, μ, ν) of a small Lagrangian bound: λ by bisection with μ = ν = 0, then
-    ``steps`` projected subgradient steps (Polyak's, toward ``target``, the norm over the moving
-    multipliers only, halved after 5 steps without progress). Returns the best multipliers found
-    and their bound."""
-    m = w.shape[0]
-    n_asp = gain.shape[0]
-    n_groups = mu_cap.shape[0]
-    mu = np.zeros(n_groups, dtype=np.float64)
-    nu = np.zeros(n_asp, dtype=np.float64)
-    picked = np.zeros(m, dtype=np.bool_)
-    scale = max(float(t.sum()) / m, 1.0) if m > 0 else 1.0  # tokens per mean chunk: λ moves like the rest
-    high = 0.0
-    for i in range(m):
-        if t[i] > 0 and w[i] > 0 and w[i] / t[i] > high:
-            high = w[i] / t[i]
-    low = 0.0
-    for _ in range(BISECTIONS):  # λ: the subgradient hi − Σ t over the items taken changes sign
-        lam = 0.5 * (low + high)
-        _take(_reduced(w, t, lam, mu, nu, ig_ptr, ig_grp, ia_ptr, ia_asp), src, caps, khi, picked)
-        used = 0.0
-        for i in range(m):
-            if picked[i]:
-                used += t[i]
-        if used > hi:
-            low = lam
-        else:
-            high = lam
-    lam = high
-    best = np.inf
-    best_lam, best_mu, best_nu = lam, mu.copy(), nu.copy()
-    theta = 1.0
-    stale = 0
-    g_mu = np.empty(n_groups, dtype=np.float64)
-    g_nu = np.empty(n_asp, dtype=np.float64)
-    for _ in range(steps):
-        value = lam * hi + _take(_reduced(w, t, lam, mu, nu, ig_ptr, ig_grp, ia_ptr, ia_asp), src, caps, khi, picked)
-        for g in range(n_groups):
-            value += mu[g]
-        for a in range(n_asp):
-            value += max(0.0, gain[a] - nu[a])
-        if target == -np.inf:  # no incumbent: aim a twentieth below the first bound
-            target = value - 0.05 * abs(value) - 1.0
-        if value < best:
-            best = value
-            best_lam, best_mu, best_nu = lam, mu.copy(), nu.copy()
-            stale = 0
-        else:
-            stale += 1
-            if stale >= 5:
-                theta *= 0.5
-                stale = 0
-        # the subgradient at the items taken, zero where a multiplier sits at a bound it would cross
-        g_lam = hi / scale
-        g_mu[:] = 1.0
-        for a in range(n_asp):
-            g_nu[a] = -1.0 if gain[a] > nu[a] else 0.0
-        for i in range(m):
-            if picked[i]:
-                g_lam -= t[i] / scale
-                for q in range(ig_ptr[i], ig_ptr[i + 1]):
-                    g_mu[ig_grp[q]] -= 1.0
-                for q in range(ia_ptr[i], ia_ptr[i + 1]):
-                    g_nu[ia_asp[q]] += 1.0
-        if lam <= 0.0 and g_lam > 0.0:
-            g_lam = 0.0
-        norm = g_lam * g_lam
-        for g in range(n_groups):
-            if (mu[g] <= 0.0 and g_mu[g] > 0.0) or (mu[g] >= mu_cap[g] and g_mu[g] < 0.0):
-                g_mu[g] = 0.0
-            norm += g_mu[g] * g_mu[g]
-        for a in range(n_asp):
-            if (nu[a] <= 0.0 and g_nu[a] > 0.0) or (nu[a] >= gain[a] and g_nu[a] < 0.0):
-                g_nu[a] = 0.0
-            norm += g_nu[a] * g_nu[a]
-        if norm <= 0.0:
-            break
-        if value - target <= 1e-4 * abs(value):  # the level was too high (no incumbent says so): lower it
-            target = value - 0.01 * abs(value) - 1.0
-        step = theta * (value - target) / norm
-        lam = max(0.0, lam - step * g_lam / scale)
-        for g in range(n_groups):
-            mu[g] = min(mu_cap[g], max(0.0, mu[g] - step * g_mu[g]))
-        for a in range(n_asp):
-            nu[a] = min(gain[a], max(0.0, nu[a] - step * g_nu[a]))
-    return best_lam, best_mu, best_nu, best
 
 
 @serial
@@ -258,10 +114,48 @@ def _evaluate(mask, w, t, lo, hi, klo, khi, src, caps, need, ig_ptr, ig_grp, mu_
 
 
 @serial
+def _flip(i, step, sel, counts, gsel, fam_cnt, fam_code, cov_cnt, row_val, src, ig_ptr, ig_grp, mu, ov_ptr, ov_fam,
+          ov_code, ia_ptr, ia_asp, gain, nu, cov_w, rows, pen_ptr, pen_nbr, pen_val):
+    """Select (``step`` 1) or unselect (−1) item i in the node's arrays; returns what changes in the
+    penalties (as value), the covered gains and weight, and the open groups' and aspects' terms."""
+    if step < 0:
+        sel[i] = False
+    dv = 0
+    for k in range(pen_ptr[i], pen_ptr[i + 1]):
+        if sel[pen_nbr[k]]:
+            dv -= step * pen_val[k]
+    sel[i] = step > 0
+    counts[src[i]] += step
+    dmu = 0.0
+    for k in range(ig_ptr[i], ig_ptr[i + 1]):
+        g = ig_grp[k]
+        gsel[g] += step
+        if gsel[g] == (1 if step > 0 else 0):
+            dmu -= step * mu[g]
+    for k in range(ov_ptr[i], ov_ptr[i + 1]):
+        f = ov_fam[k]
+        fam_cnt[f] += step
+        fam_code[f] = ov_code[k] if fam_cnt[f] > 0 else -1
+    dg, dw, dasp = 0, 0, 0.0
+    for k in range(ia_ptr[i], ia_ptr[i + 1]):
+        a = ia_asp[k]
+        cov_cnt[a] += step
+        if cov_cnt[a] == (1 if step > 0 else 0):
+            dg += step * gain[a]
+            dw += step * cov_w[a]
+            dasp -= step * max(0.0, gain[a] - nu[a])
+    for q in range(rows.shape[0]):
+        row_val[q] += step * rows[q, i]
+    return dv, dg, dw, dmu, dasp
+
+
+@serial
 def _search(w, t, lo, hi, klo, khi, src, caps, need, ig_ptr, ig_grp, mu_cap, ov_ptr, ov_fam, ov_code, n_fam,
-            ia_ptr, ia_asp, gain, cov_w, cov_need, rows, row_lo, pen_ptr, pen_nbr, pen_val, hint, node_limit,
-            deadline):
-    """The branch and bound (module docstring): (mask, objective, status, found, nodes)."""
+            ia_ptr, ia_asp, gain, cov_w, cov_need, rows, row_lo, pen_ptr, pen_nbr, pen_val, hint, lam, mu, nu, r,
+            node_limit, deadline):
+    """The branch and bound (module docstring) at the root's multipliers ``lam``, ``mu``, ``nu`` and
+    reduced values ``r`` (:func:`ctxselect.kernels.bnb_bound._root_multipliers`, ``_reduced``):
+    (mask, objective, status, found, nodes)."""
     m = w.shape[0]
     n_src = caps.shape[0]
     n_asp = gain.shape[0]
@@ -275,12 +169,7 @@ def _search(w, t, lo, hi, klo, khi, src, caps, need, ig_ptr, ig_grp, mu_cap, ov_
     if found:
         best_mask[:] = hint
     gain_f = gain.astype(np.float64)
-    target = float(best) if found else -np.inf
-    wf = w.astype(np.float64)
     tf = t.astype(np.float64)
-    lam, mu, nu, _ = _root_multipliers(wf, tf, float(hi), khi, src, caps, ig_ptr, ig_grp, mu_cap, ia_ptr,
-                                       ia_asp, gain_f, target, ROOT_STEPS)
-    r = _reduced(wf, tf, lam, mu, nu, ig_ptr, ig_grp, ia_ptr, ia_asp)
     order = np.argsort(-r, kind="mergesort")
     pos = np.empty(m, dtype=np.int64)
     for k in range(m):
@@ -400,31 +289,16 @@ def _search(w, t, lo, hi, klo, khi, src, caps, need, ig_ptr, ig_grp, mu_cap, ov_
             s = src[i]
             if (used + t[i] <= hi and chosen < khi and counts[s] < caps[s]
                     and not _blocked(i, gsel, hard, ig_ptr, ig_grp, fam_code, ov_ptr, ov_fam, ov_code)):
-                for k in range(pen_ptr[i], pen_ptr[i + 1]):
-                    if sel[pen_nbr[k]]:
-                        value -= pen_val[k]
-                sel[i] = True
-                value += w[i]
+                dv, dg, dw, dmu, dasp = _flip(i, 1, sel, counts, gsel, fam_cnt, fam_code, cov_cnt, row_val, src,
+                                              ig_ptr, ig_grp, mu, ov_ptr, ov_fam, ov_code, ia_ptr, ia_asp, gain, nu,
+                                              cov_w, rows, pen_ptr, pen_nbr, pen_val)
+                value += w[i] + dv
                 used += t[i]
                 chosen += 1
-                counts[s] += 1
-                for k in range(ig_ptr[i], ig_ptr[i + 1]):
-                    g = ig_grp[k]
-                    gsel[g] += 1
-                    if gsel[g] == 1:
-                        mu_open -= mu[g]
-                for k in range(ov_ptr[i], ov_ptr[i + 1]):
-                    fam_cnt[ov_fam[k]] += 1
-                    fam_code[ov_fam[k]] = ov_code[k]
-                for k in range(ia_ptr[i], ia_ptr[i + 1]):
-                    a = ia_asp[k]
-                    cov_cnt[a] += 1
-                    if cov_cnt[a] == 1:
-                        gained += gain[a]
-                        weight += cov_w[a]
-                        asp_open -= max(0.0, gain_f[a] - nu[a])
-                for q in range(n_rows):
-                    row_val[q] += rows[q, i]
+                gained += dg
+                weight += dw
+                mu_open += dmu
+                asp_open += dasp
                 choice[d] = 1
             else:
                 choice[d] = 0
@@ -436,33 +310,16 @@ def _search(w, t, lo, hi, klo, khi, src, caps, need, ig_ptr, ig_grp, mu_cap, ov_
             d -= 1
             if choice[d] == 1:
                 i = order[d]
-                s = src[i]
-                sel[i] = False
-                for k in range(pen_ptr[i], pen_ptr[i + 1]):
-                    if sel[pen_nbr[k]]:
-                        value += pen_val[k]
-                value -= w[i]
+                dv, dg, dw, dmu, dasp = _flip(i, -1, sel, counts, gsel, fam_cnt, fam_code, cov_cnt, row_val, src,
+                                              ig_ptr, ig_grp, mu, ov_ptr, ov_fam, ov_code, ia_ptr, ia_asp, gain, nu,
+                                              cov_w, rows, pen_ptr, pen_nbr, pen_val)
+                value += dv - w[i]
                 used -= t[i]
                 chosen -= 1
-                counts[s] -= 1
-                for k in range(ig_ptr[i], ig_ptr[i + 1]):
-                    g = ig_grp[k]
-                    gsel[g] -= 1
-                    if gsel[g] == 0:
-                        mu_open += mu[g]
-                for k in range(ov_ptr[i], ov_ptr[i + 1]):
-                    fam_cnt[ov_fam[k]] -= 1
-                    if fam_cnt[ov_fam[k]] == 0:
-                        fam_code[ov_fam[k]] = -1
-                for k in range(ia_ptr[i], ia_ptr[i + 1]):
-                    a = ia_asp[k]
-                    cov_cnt[a] -= 1
-                    if cov_cnt[a] == 0:
-                        gained -= gain[a]
-                        weight -= cov_w[a]
-                        asp_open += max(0.0, gain_f[a] - nu[a])
-                for q in range(n_rows):
-                    row_val[q] -= rows[q, i]
+                gained += dg
+                weight += dw
+                mu_open += dmu
+                asp_open += dasp
                 choice[d] = 0
                 d += 1
                 done = False

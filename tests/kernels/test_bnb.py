@@ -9,7 +9,8 @@ import math
 import numpy as np
 import pytest
 
-from ctxselect.kernels.bnb import INFEASIBLE, LIMIT, PROVEN, _search
+from ctxselect.kernels.bnb import INFEASIBLE, LIMIT, PROVEN
+from ctxselect.selection.solvers.exact import run_search
 from tests.naive.bnb import naive_evaluate, naive_search
 
 
@@ -33,12 +34,12 @@ def kernel(md, hint, node_limit=10**8):
     _, pen_val = _csr(val)
     n_fam = 1 + max([f for fams in md["families"] for f, _ in fams], default=-1)
     i64 = lambda v: np.asarray(v, dtype=np.int64)  # noqa: E731
-    mask, objective, status, found, nodes = _search(
+    mask, objective, status, found, nodes = run_search((
         i64(md["w"]), i64(md["t"]), md["lo"], md["hi"], md["klo"], md["khi"], i64(md["src"]), i64(md["caps"]),
         i64(md["need"]), *_csr(item_groups), np.asarray(md["mu_cap"], dtype=np.float64), ov_ptr, ov_fam, ov_code,
         n_fam, *_csr(md["aspects"]), i64(md["gain"]), i64(md["cov_w"]), md["cov_need"],
         np.array(md["rows"], dtype=np.int64).reshape(len(md["rows"]), m), i64(md["row_lo"]), pen_ptr, pen_nbr,
-        pen_val, np.asarray(hint, dtype=bool), node_limit, 1e18)
+        pen_val, np.asarray(hint, dtype=bool)), node_limit, 1e18)
     return np.asarray(mask, dtype=bool), int(objective), int(status), bool(found), int(nodes)
 
 

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ctxselect._config import SOLVER_SCALE
-from ctxselect.kernels.bnb import INFEASIBLE, PROVEN, _search
+from ctxselect.kernels.bnb import INFEASIBLE, PROVEN, _evaluate, _search
+from ctxselect.kernels.bnb_bound import ROOT_STEPS, _reduced, _root_multipliers
 from ctxselect.selection.problem import Problem
 from ctxselect.selection.solvers.model_data import (
     cluster_parts,
@@ -32,7 +33,8 @@ from ctxselect.selection.solvers.model_data import (
     scaled,
 )
 
-__all__ = ["ExactOutcome", "EXACT_MAX_CORE", "EXACT_SHARE", "NODE_LIMIT", "exact_arrays", "solve_exact", "load_exact"]
+__all__ = ["ExactOutcome", "EXACT_MAX_CORE", "EXACT_SHARE", "NODE_LIMIT", "exact_arrays", "run_search", "solve_exact",
+           "load_exact"]
 
 #: The branch and bound runs first up to this many eligible chunks (measured: docs/architecture.md).
 EXACT_MAX_CORE = 500
@@ -176,7 +178,7 @@ def solve_exact(problem: Problem, *, enforce_gate: bool, enforce_sources: bool, 
     if isinstance(built, str):
         return ExactOutcome("infeasible", None, -math.inf, 0, {"model": made - started, "solve": 0.0})
     core, args = built
-    mask, objective, status, found, nodes = _search(*args, int(node_limit), float(deadline))
+    mask, objective, status, found, nodes = run_search(args, node_limit, deadline)
     solved = time.perf_counter()
     timings = {"model": made - started, "solve": solved - made}
     full = None
@@ -187,11 +189,27 @@ def solve_exact(problem: Problem, *, enforce_gate: bool, enforce_sources: bool, 
     return ExactOutcome(name, full, int(objective) / SOLVER_SCALE if found else -math.inf, int(nodes), timings)
 
 
+def run_search(args: tuple, node_limit: int, deadline: float) -> tuple:
+    """The kernels on :func:`exact_arrays`' arguments: the hint's objective (the first incumbent, when
+    it meets the constraints), the root multipliers (aimed at it), the search. Returns (mask over the
+    core, integer objective, status, found, nodes)."""
+    w, t, hi, khi, src, caps, ig_ptr, ig_grp, mu_cap = args[0], args[1], args[3], args[5], args[6], args[7], args[9], \
+        args[10], args[11]
+    ia_ptr, ia_asp, gain = args[16], args[17], args[18]
+    found, best = _evaluate(args[-1], *args[:-1])
+    wf, tf = w.astype(np.float64), t.astype(np.float64)
+    lam, mu, nu, _ = _root_multipliers(wf, tf, float(hi), khi, src, caps, ig_ptr, ig_grp, mu_cap, ia_ptr, ia_asp,
+                                       gain.astype(np.float64), float(best) if found else -np.inf, ROOT_STEPS)
+    r = _reduced(wf, tf, lam, mu, nu, ig_ptr, ig_grp, ia_ptr, ia_asp)
+    return _search(*args, lam, mu, nu, r, int(node_limit), float(deadline))
+
+
 def load_exact() -> None:
     """Load (or compile) the branch and bound kernel on a tiny model, before a time limit starts."""
     one = np.ones(1, dtype=np.int64)
     zero1 = np.zeros(1, dtype=np.int64)
     empty = np.zeros(0, dtype=np.int64)
     two = np.zeros(2, dtype=np.int64)
-    _search(one, one, 0, 1, 0, 1, zero1, one, zero1, two, empty, np.zeros(0), two, empty, empty, 0, two, empty, empty, empty,
-            0, np.zeros((0, 1), dtype=np.int64), empty, two, empty, empty, np.ones(1, dtype=np.bool_), 10, 0.0)
+    run_search((one, one, 0, 1, 0, 1, zero1, one, zero1, two, empty, np.zeros(0), two, empty, empty, 0, two, empty,
+                empty, empty, 0, np.zeros((0, 1), dtype=np.int64), empty, two, empty, empty, np.ones(1, dtype=np.bool_)),
+               10, 0.0)
