@@ -59,13 +59,14 @@ class ExactOutcome:
     timings: dict
 
 
-def _csr(rows: list[list[int]], m: int, values: list[list[int]] | None = None):
+def _csr(m: int, items, *values):
+    """Per-item lists as CSR: ``items`` (one entry per (item, value)) and the values of each entry,
+    in their given order within an item (a stable sort by item)."""
+    items = np.asarray(items, dtype=np.int64)
+    order = np.argsort(items, kind="stable")
     ptr = np.zeros(m + 1, dtype=np.int64)
-    np.cumsum([len(r) for r in rows], out=ptr[1:])
-    flat = np.array([v for r in rows for v in r], dtype=np.int64)
-    if values is None:
-        return ptr, flat
-    return ptr, flat, np.array([v for r in values for v in r], dtype=np.int64)
+    np.cumsum(np.bincount(items, minlength=m), out=ptr[1:])
+    return (ptr, *(np.asarray(v, dtype=np.int64)[order] for v in values))
 
 
 def exact_arrays(problem: Problem, *, enforce_gate: bool, enforce_sources: bool, ceiling: bool | None,
@@ -107,62 +108,53 @@ def exact_arrays(problem: Problem, *, enforce_gate: bool, enforce_sources: bool,
     families = [one_value_groups(core, packed.field_values[:, f]) for f in fields]
     if reqs.version_conflicts:
         families.append(one_value_groups(core, packed.version, packed.doc))
-    item_fam: list[list[int]] = [[] for _ in range(m)]
-    item_code: list[list[int]] = [[] for _ in range(m)]
-    n_fam = 0
-    disagree = []  # a family's pairs of different codes, for the bound (its agreement blocks already)
-    for found in families:
-        for chunks, codes, _distinct in found:
-            for i, code in zip(var_of[chunks].tolist(), codes.tolist()):
-                item_fam[i].append(n_fam)
-                item_code[i].append(code)
-            n_fam += 1
-            a, c = np.triu_indices(len(chunks), 1)
-            differ = codes[a] != codes[c]
-            disagree.append(np.stack([var_of[chunks[a[differ]]], var_of[chunks[c[differ]]]], axis=1))
+    fam_items, fam_ids, fam_codes, disagree = [], [], [], []
+    for chunks, codes, _distinct in (part for found in families for part in found):
+        fam_items.append(var_of[chunks])
+        fam_ids.append(np.full(len(chunks), len(fam_ids), dtype=np.int64))
+        fam_codes.append(codes)
+        a, c = np.triu_indices(len(chunks), 1)  # pairs of different codes, for the bound
+        differ = codes[a] != codes[c]
+        disagree.append(np.stack([var_of[chunks[a[differ]]], var_of[chunks[c[differ]]]], axis=1))
+    n_fam = len(fam_ids)
     pairs = np.concatenate(disagree) if disagree else np.zeros((0, 2), dtype=np.int64)
-    if len(pairs) <= PAIRS_PER_ITEM * max(m, 1):
+    if len(pairs) <= PAIRS_PER_ITEM * max(m, 1):  # (a family's agreement blocks them already)
         groups += pairs.tolist()
     mu_cap = [np.inf] * len(groups)
 
     # aspects with a coverer in the core: gains, coverage weights
     covers = problem.covers[core]
-    present = [a for a in range(problem.aspect_gain.size) if covers[:, a].any()]
-    gain = np.asarray(scaled(problem.aspect_gain[present]), dtype=np.int64) if present else np.zeros(0, np.int64)
+    present = np.flatnonzero(covers.any(axis=0)) if covers.size else np.zeros(0, dtype=np.int64)
+    gain = np.asarray(scaled(problem.aspect_gain[present]), dtype=np.int64).reshape(len(present))
     cov_w = np.zeros(len(present), dtype=np.int64)
     cov_need = 0
     if rows["coverage"] is not None:
         weights, cov_need = rows["coverage"]
-        for k, a in enumerate(present):
-            if a < problem.n_required:
-                cov_w[k] = weights[a]
-    item_asp: list[list[int]] = [[] for _ in range(m)]
-    for k, a in enumerate(present):
-        for i in np.flatnonzero(covers[:, a]).tolist():
-            item_asp[i].append(k)
+        required = present < problem.n_required
+        cov_w[required] = np.asarray(weights, dtype=np.int64)[present[required]]
+    asp_items, asp_ids = np.nonzero(covers[:, present])
     gate_lines = [rows["fresh"]] if rows["fresh"] is not None else []
     if rows["stale"] is not None:
         gate_lines.append([-c for c in rows["stale"]])  # Σ c x ≤ 0 as Σ −c x ≥ 0
     row_matrix = np.array(gate_lines, dtype=np.int64).reshape(len(gate_lines), m)
 
-    pen_nbr: list[list[int]] = [[] for _ in range(m)]
-    pen_val: list[list[int]] = [[] for _ in range(m)]
     z_pairs = penalty_pairs(problem, var_of, fields, forbidden)
-    for (a, c, _p), cost in zip(z_pairs, scaled([p for _, _, p in z_pairs])):
-        pen_nbr[a].append(c)
-        pen_val[a].append(cost)
-        pen_nbr[c].append(a)
-        pen_val[c].append(cost)
-        groups.append([a, c])  # a soft pair for the bound: its multiplier at most the penalty
-        mu_cap.append(float(cost))
-    item_groups: list[list[int]] = [[] for _ in range(m)]
-    for g, part in enumerate(groups):
-        for i in part:
-            item_groups[i].append(g)
+    z = np.array([(a, c) for a, c, _ in z_pairs], dtype=np.int64).reshape(len(z_pairs), 2)
+    cost = np.asarray(scaled([p for _, _, p in z_pairs]), dtype=np.int64)
+    groups += z.tolist()  # soft pairs for the bound: a multiplier at most the penalty
+    mu_cap += cost.astype(np.float64).tolist()
+    sizes = [len(part) for part in groups]
+    group_items = np.array([i for part in groups for i in part], dtype=np.int64)
     hint_core = np.zeros(m, dtype=np.bool_) if hint is None else np.asarray(hint, dtype=bool)[core].copy()
-    return (core, (w, t, int(lo), int(hi), klo, khi, src, caps, need, *_csr(item_groups, m), np.array(mu_cap, dtype=np.float64),
-                   *_csr(item_fam, m, item_code), n_fam, *_csr(item_asp, m), gain, cov_w, int(cov_need),
-                   row_matrix, np.zeros(len(gate_lines), dtype=np.int64), *_csr(pen_nbr, m, pen_val), hint_core))
+    empty = np.zeros(0, dtype=np.int64)
+    return (core, (w, t, int(lo), int(hi), klo, khi, src, caps, need,
+                   *_csr(m, group_items, np.repeat(np.arange(len(groups)), sizes)), np.array(mu_cap, dtype=np.float64),
+                   *_csr(m, np.concatenate(fam_items or [empty]), np.concatenate(fam_ids or [empty]),
+                         np.concatenate(fam_codes or [empty])), n_fam,
+                   *_csr(m, asp_items, asp_ids), gain, cov_w, int(cov_need),
+                   row_matrix, np.zeros(len(gate_lines), dtype=np.int64),
+                   *_csr(m, np.concatenate([z[:, 0], z[:, 1]]), np.concatenate([z[:, 1], z[:, 0]]),
+                         np.concatenate([cost, cost])), hint_core))
 
 
 def solve_exact(problem: Problem, *, enforce_gate: bool, enforce_sources: bool, ceiling: bool | None,

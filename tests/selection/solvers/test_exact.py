@@ -3,6 +3,9 @@ every subset (n <= 14) of random problems with every constraint kind, against CP
 objective on generated queries (n = 50-300), and its invariants under hypothesis."""
 
 import itertools
+import json
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -134,3 +137,23 @@ def test_invariants(instance):
             values = problem.packed.field_values[mask, f]
             assert len(set(values[values >= 0].tolist())) <= 1
         assert not violations(problem, mask, enforce_gate=False, enforce_sources=False, ceiling=True)
+
+
+def test_select_loads_the_kernels_before_its_time_limit():
+    """``_load_once`` compiles (or loads) the branch and bound's kernels for the argument types a call
+    uses: a first optimal call compiles nothing more (a fresh process)."""
+    code = """
+import json
+from ctxselect.selection import api
+from ctxselect.kernels import bnb, bnb_bound
+from ctxselect.evaluate.generate import generate_queries
+kernels = [bnb._search, bnb._evaluate, bnb_bound._root_multipliers, bnb_bound._reduced]
+api._load_once()
+loaded = [len(k.signatures) for k in kernels]
+query = generate_queries(queries=1, candidates=40, seed=3)[0]
+sel = api.select(query.candidates, query.requirements, query.query)
+print(json.dumps([loaded, [len(k.signatures) for k in kernels], sel.status]))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=600)
+    loaded, after, status = json.loads(out.stdout.strip().splitlines()[-1])
+    assert loaded == [1, 1, 1, 1] and after == loaded and status == "optimal"
