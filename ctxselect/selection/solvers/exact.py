@@ -40,6 +40,9 @@ __all__ = ["ExactOutcome", "EXACT_MAX_CORE", "EXACT_SHARE", "NODE_LIMIT", "exact
 EXACT_MAX_CORE = 500
 #: Nodes before the branch and bound hands its incumbent to CP-SAT.
 NODE_LIMIT = 5_000
+#: The largest Σ |coefficients| of the integer objective the kernel takes: its bound is computed in
+#: floats (2^-53 relative, over a few thousand operations) and must err by less than 1/2 a unit.
+MAX_MAGNITUDE = 1e12
 #: A family's disagreeing pairs join the bound (dualised) up to this many per item.
 PAIRS_PER_ITEM = 8
 #: Share of the time limit the branch and bound may use before CP-SAT takes over.
@@ -86,6 +89,9 @@ def exact_arrays(problem: Problem, *, enforce_gate: bool, enforce_sources: bool,
             ((var_of[con.i] >= 0) & (var_of[con.j] >= 0)).any()):
         return None  # the density limit κ ≤ κ_max over a variable number of chunks
     w = np.asarray(scaled(problem.value[core]), dtype=np.int64)
+    magnitude = np.abs(problem.value[core]).sum() + problem.aspect_gain.sum() + problem.pair_penalty.sum()
+    if magnitude * SOLVER_SCALE > MAX_MAGNITUDE:
+        return None  # the bound's floats could err by half a unit of the integer objective
     t = packed.tokens[core].astype(np.int64)
     hi = problem.capacity(enforce_gate if ceiling is None else ceiling)
     lo = problem.min_tokens(enforce_gate)

@@ -157,3 +157,10 @@ print(json.dumps([loaded, [len(k.signatures) for k in kernels], sel.status]))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=600)
     loaded, after, status = json.loads(out.stdout.strip().splitlines()[-1])
     assert loaded == [1, 1, 1, 1] and after == loaded and status == "optimal"
+
+
+def test_objectives_too_large_for_the_floats_of_the_bound_are_left_to_cp_sat():
+    cands, reqs, _ = random_instance(3, n_min=6)
+    problem = prepare(cands, reqs, weights={"relevance": 1e6, "coverage": 1e6})
+    assert _exact(problem, False, False) is None
+    assert _exact(prepare(cands, reqs), False, False) is not None
