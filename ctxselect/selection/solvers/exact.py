@@ -38,7 +38,7 @@ __all__ = ["ExactOutcome", "EXACT_MAX_CORE", "EXACT_SHARE", "NODE_LIMIT", "exact
 
 #: The branch and bound runs first up to this many eligible chunks. Measured (benchmarks/latency.py,
 #: 2026-12-01, base and this in the same minutes): select() CPU p50 at n = 200 (~170 eligible)
-#: 25.9 / 22.4 -> 15.3 / 13.6 ms; at n = 500 (~410 eligible) 89.8 / 76.4 -> 60.0 / 60.2 ms.
+#: 24.1 / 20.3 -> 14.9 / 14.5 ms; at n = 500 (~410 eligible) 89.8 / 76.4 -> 60.0 / 60.2 ms.
 EXACT_MAX_CORE = 500
 #: Nodes before the branch and bound hands its incumbent to CP-SAT: 1-5 ms at ~170 chunks, 12-29 ms
 #: at ~410. Within it, 36 of 50 generated queries prove at n = 200, 35 of 50 at n = 500.
