@@ -29,6 +29,7 @@ from ctxselect.selection.problem import ObjectiveWeights, Problem, build_problem
 from ctxselect.selection.solvers.registry import BASELINES, Method, Order, assembly_order
 from ctxselect.selection.solvers.core import upper_bound
 from ctxselect.selection.solvers.cpsat import load_solver
+from ctxselect.selection.solvers.exact import load_exact
 from ctxselect.selection.solvers.tiers import run_optimal
 
 __all__ = ["Selection", "select", "prepare"]
@@ -179,6 +180,7 @@ def _load_once() -> None:
     if _LOADED:
         return
     load_solver()
+    load_exact()  # the branch and bound that solves small models before CP-SAT
     texts = ["The river flooded 3,559 homes in the northern valley district in March 2021 says the report",
              "The river flooded 4,100 homes in the northern valley district in March 2021 says the report"]
     for embeddings in (None, [[1.0, 0.0], [0.9, 0.1]]):

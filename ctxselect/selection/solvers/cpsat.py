@@ -21,17 +21,26 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ctxselect._config import ROW_SCALE, SOLVER_SCALE, TOLERANCE
-from ctxselect.selection.problem import Problem, agreement_covered
+from ctxselect._config import SOLVER_SCALE
+from ctxselect.selection.problem import Problem
 from ctxselect.selection.solvers.core import (  # upper_bound re-exported
     choose_core,
     upper_bound,
+)
+from ctxselect.selection.solvers.exact import EXACT_MAX_CORE, EXACT_SHARE, solve_exact
+from ctxselect.selection.solvers.model_data import (
+    cluster_parts,
+    conflict_fields,
+    forbidden_pairs,
+    gate_rows,
+    one_value_groups,
+    penalty_pairs,
+    scaled as _scaled,
 )
 
 __all__ = ["OptimalResult", "load_solver", "solve_optimal", "SCALE", "upper_bound", "choose_core"]
 
 SCALE = SOLVER_SCALE  # objective coefficients are rounded to 1e-6
-_TOL = TOLERANCE
 
 
 def load_solver() -> None:
@@ -117,23 +126,6 @@ class _ModelBuilder:
 _INT64_MAX = 2**62
 
 
-def _scaled(values: np.ndarray) -> list[int]:
-    return np.rint(np.asarray(values, dtype=np.float64) * SCALE).astype(np.int64).tolist()
-
-
-def _homogeneous(values: np.ndarray) -> list[int]:
-    """Integer coefficients proportional to ``values``, the largest of magnitude ``ROW_SCALE``.
-
-    Gate rows that are homogeneous (Σ c_i x_i ≥ 0 and the like) hold under any positive scaling; a
-    fixed 1e-6 scale rounded relevances of 1e-7 to zero and lost the condition. Signs are kept, so
-    the row means the same after rounding, up to 1e-9 of its largest coefficient."""
-    values = np.asarray(values, dtype=np.float64)
-    peak = float(np.abs(values).max()) if values.size else 0.0
-    if peak == 0.0:
-        return [0] * len(values)
-    return np.rint(values / peak * ROW_SCALE).astype(np.int64).tolist()
-
-
 def solve_optimal(
     problem: Problem,
     *,
@@ -161,6 +153,18 @@ def solve_optimal(
     capacity = problem.capacity(enforce_gate if ceiling is None else ceiling)
     core = choose_core(problem, core_size, list(core_extra), exact_up_to, capacity)
     core_is_full = len(core) == int(problem.eligible.sum())
+    extra: dict = {}  # the branch and bound's time when CP-SAT runs after it
+    if core_is_full and len(core) <= EXACT_MAX_CORE and not maximize_sources and sources_met is None:
+        exact = solve_exact(problem, enforce_gate=enforce_gate, enforce_sources=enforce_sources, ceiling=ceiling,
+                            hint=hint, deadline=started + EXACT_SHARE * time_limit)
+        if exact is not None and exact.status == "optimal":
+            return OptimalResult(exact.mask, "optimal", exact.objective, exact.objective, True, exact.timings)
+        if exact is not None and exact.status == "infeasible":
+            return OptimalResult(None, "infeasible", math.inf, -math.inf, True, exact.timings)
+        if exact is not None:  # a limit: its best selection is CP-SAT's hint
+            hint = exact.mask if exact.mask is not None else hint
+            extra = {"exact": sum(exact.timings.values())}
+    modelled = time.perf_counter()  # CP-SAT's model starts (after the branch and bound, when it ran)
     var_of = np.full(problem.n, -1, dtype=np.int64)
     var_of[core] = np.arange(len(core))
 
@@ -177,30 +181,16 @@ def solve_optimal(
     # (a variable per value, O(k) constraints instead of O(k^2) pairs); what that does not imply,
     # pairwise; near-duplicate clusters: at most one
     con = problem.gate_conflicts  # what κ counts; hard fields are per-value codes: _one_value below
-    forbid_all = enforce_gate and gate.max_contradiction_density <= 0
-    fields = range(len(packed.field_names)) if forbid_all else problem.hard_fields
+    forbid_all, fields = conflict_fields(problem, enforce_gate)
     for f in fields:
         _one_value(b, var_of, core, packed.field_values[:, f])
     if reqs.version_conflicts:
         _one_value(b, var_of, core, packed.version, packed.doc)
-    hard = np.ones(len(con), dtype=bool) if forbid_all else np.zeros(len(con), dtype=bool)
-    pair_i = np.concatenate([problem.hard_i, con.i[hard]])
-    pair_j = np.concatenate([problem.hard_j, con.j[hard]])
-    in_core = (var_of[pair_i] >= 0) & (var_of[pair_j] >= 0)
-    pair_i, pair_j = pair_i[in_core], pair_j[in_core]
-    rest = ~agreement_covered(packed, pair_i, pair_j, fields)
-    forbidden = set(zip(pair_i[rest].tolist(), pair_j[rest].tolist()))  # what agreement does not imply
+    forbidden = forbidden_pairs(problem, var_of, forbid_all, fields)  # what agreement does not imply
     for a, c in sorted(forbidden):
         b.at_most_one([int(var_of[a]), int(var_of[c])])
-    if problem.groups:  # the clusters' members in the core, cluster by cluster (O(n) in NumPy)
-        members = np.concatenate(problem.groups)
-        cluster = np.repeat(np.arange(len(problem.groups)), [len(g) for g in problem.groups])
-        live = var_of[members] >= 0
-        members, cluster = var_of[members[live]], cluster[live]
-        cuts = np.flatnonzero(np.diff(cluster)) + 1
-        for part in np.split(members, cuts):
-            if len(part) > 1:
-                b.at_most_one(part.tolist())
+    for part in cluster_parts(problem, var_of):
+        b.at_most_one(part.tolist())
 
     # per-source caps and minimums, maximum chunk count
     src = packed.source[core]
@@ -221,7 +211,6 @@ def solve_optimal(
 
     # required aspects: y_a <= sum of the chunks covering a
     y_vars, y_gain = [], []
-    aspect_weights = packed.aspect_weights[: problem.n_required]
     core_covers = problem.covers[core]  # core is sorted: a core row's position is its variable
     for a in range(problem.aspect_gain.size):
         coverers = np.flatnonzero(core_covers[:, a]).tolist()
@@ -234,29 +223,23 @@ def solve_optimal(
 
     # the rest of the gate
     if enforce_gate:
-        if gate.min_policy_admissibility > 0 or gate.min_freshness > 0 or gate.min_coverage > 0:
+        rows = gate_rows(problem, core)
+        if rows["nonempty"]:
             b.linear(x, [1] * len(x), 1, len(x))  # an empty context fails the gate
-        if aspect_weights.size and gate.min_coverage > 0:
-            weights = _homogeneous(aspect_weights)  # Σ ω_a y_a ≥ ρ Σ ω_a holds under any scaling
-            need = math.ceil(gate.min_coverage * sum(weights) * (1 - _TOL))
+        if rows["coverage"] is not None:
+            weights, need = rows["coverage"]
             required = [(y, a) for y, a in y_vars if a < problem.n_required]
             b.linear([y for y, _ in required], [weights[a] for _, a in required], need, _INT64_MAX)
-        if gate.min_freshness > 0:
-            fresh = packed.relevance[core] * (problem.signals.freshness[core] - gate.min_freshness)
-            b.linear(x, _homogeneous(fresh), 0, _INT64_MAX)
-        if gate.max_stale_risk is not None:
-            stale = (~packed.valid_now[core]).astype(np.float64) - gate.max_stale_risk
-            b.linear(x, _homogeneous(stale), -_INT64_MAX, 0)
+        if rows["fresh"] is not None:
+            b.linear(x, rows["fresh"], 0, _INT64_MAX)
+        if rows["stale"] is not None:
+            b.linear(x, rows["stale"], -_INT64_MAX, 0)
 
     # objective: values, aspect gains, pair penalties (z >= x_i + x_j - 1)
     b.maximize(x, _scaled(problem.value[core]))
     if y_vars:
         b.maximize([y for y, _ in y_vars], _scaled(y_gain))
-    pen_i, pen_j, pen_p = problem.pair_i, problem.pair_j, problem.pair_penalty
-    live = (var_of[pen_i] >= 0) & (var_of[pen_j] >= 0)
-    live[live] = ~agreement_covered(packed, pen_i[live], pen_j[live], fields)  # never both: no penalty
-    z_pairs = [(int(var_of[a]), int(var_of[c]), p) for a, c, p in
-               zip(pen_i[live].tolist(), pen_j[live].tolist(), pen_p[live].tolist()) if (a, c) not in forbidden]
+    z_pairs = penalty_pairs(problem, var_of, fields, forbidden)
     if z_pairs:
         first = b.new_bools(len(z_pairs))
         for k, (va, vc, _p) in enumerate(z_pairs):
@@ -277,7 +260,7 @@ def solve_optimal(
 
     if b.impossible:
         return OptimalResult(None, "infeasible", math.inf, -math.inf, core_is_full,
-                             {"model": built - started, "solve": 0.0})
+                             {"model": built - modelled, "solve": 0.0, **extra})
     cmh = _helper()
     params = cmh.SatParameters()
     params.num_workers = 1
@@ -296,7 +279,7 @@ def solve_optimal(
     response = _solve_proto(b.proto, params)
     status = response.status
     solved = time.perf_counter()
-    timings = {"model": built - started, "solve": solved - built}
+    timings = {"model": built - modelled, "solve": solved - built, **extra}
 
     if status in (cmh.CpSolverStatus.OPTIMAL, cmh.CpSolverStatus.FEASIBLE):
         mask = np.zeros(problem.n, dtype=bool)
@@ -319,16 +302,7 @@ def _one_value(b: _ModelBuilder, var_of: np.ndarray, core: np.ndarray, codes: np
                groups: np.ndarray | None = None) -> None:
     """Selected chunks of ``core`` that carry a code agree on it (within each group, e.g. per
     document): one boolean per (group, code), x_i <= u_code, and at most one u per group."""
-    present = core[codes[core] >= 0]
-    if groups is not None:
-        present = present[groups[present] >= 0]
-    group_of = groups[present] if groups is not None else np.zeros(len(present), dtype=np.int64)
-    for g in np.unique(group_of).tolist():
-        members = present[group_of == g]
-        values = codes[members]
-        distinct = np.unique(values)
-        if len(distinct) < 2:
-            continue
+    for members, values, distinct in one_value_groups(core, codes, groups):
         first = b.new_bools(len(distinct))
         for k, value in enumerate(distinct.tolist()):
             for i in members[values == value].tolist():

@@ -1,0 +1,216 @@
+"""The exact selector's fast path: the branch and bound of :mod:`ctxselect.kernels.bnb` on the
+model CP-SAT solves (:func:`ctxselect.selection.solvers.cpsat.solve_optimal`), when the core is the
+whole eligible set.
+
+The kernel's arrays are built from the Problem as the CP-SAT model reads it
+(:mod:`ctxselect.selection.solvers.model_data`): the same integer objective (values, aspect gains
+and pair penalties rounded to 1 / SOLVER_SCALE), the same integer gate rows, the same pairs and
+clusters kept apart, the same per-value agreement of conflict fields and versions. So "proven"
+means the optimum CP-SAT would prove, as the same integer. Models with a feature the kernel does
+not have (the contradiction-density limit κ_max > 0 over conflicts in the core, the best-effort
+source minimums) are not taken (:func:`solve_exact` returns None).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ctxselect._config import SOLVER_SCALE
+from ctxselect.kernels.bnb import INFEASIBLE, PROVEN, _evaluate, _search
+from ctxselect.kernels.bnb_bound import ROOT_STEPS, _reduced, _root_multipliers
+from ctxselect.selection.problem import Problem
+from ctxselect.selection.solvers.model_data import (
+    cluster_parts,
+    conflict_fields,
+    forbidden_pairs,
+    gate_rows,
+    one_value_groups,
+    penalty_pairs,
+    scaled,
+)
+
+__all__ = ["ExactOutcome", "EXACT_MAX_CORE", "EXACT_SHARE", "NODE_LIMIT", "exact_arrays", "run_search", "solve_exact",
+           "load_exact"]
+
+#: The branch and bound runs first up to this many eligible chunks. Measured (benchmarks/latency.py,
+#: 2026-12-01, base and this in the same minutes): select() CPU p50 at n = 200 (~170 eligible)
+#: 24.1 / 20.3 -> 14.9 / 14.5 ms; at n = 500 (~410 eligible) 89.8 / 76.4 -> 60.0 / 60.2 ms.
+EXACT_MAX_CORE = 500
+#: Nodes before the branch and bound hands its incumbent to CP-SAT: 1-5 ms at ~170 chunks, 12-29 ms
+#: at ~410. Within it, 36 of 50 generated queries prove at n = 200, 35 of 50 at n = 500.
+NODE_LIMIT = 5_000
+#: The largest Σ |coefficients| of the integer objective the kernel takes: its bound is computed in
+#: floats (2^-53 relative, over a few thousand operations) and must err by less than 1/2 a unit.
+MAX_MAGNITUDE = 1e12
+#: A family's disagreeing pairs join the bound (dualised) up to this many per item.
+PAIRS_PER_ITEM = 8
+#: Share of the time limit the branch and bound may use before CP-SAT takes over.
+EXACT_SHARE = 0.5
+
+
+@dataclass
+class ExactOutcome:
+    """What the branch and bound returned: ``status`` "optimal", "infeasible" or "limit"; ``mask``
+    (over all candidates) the optimum or the best found (None when none was found), ``objective``
+    its integer objective / SOLVER_SCALE, ``nodes`` searched, ``timings`` ("model", "solve")."""
+
+    status: str
+    mask: np.ndarray | None
+    objective: float
+    nodes: int
+    timings: dict
+
+
+def _csr(m: int, items, *values):
+    """Per-item lists as CSR: ``items`` (one entry per (item, value)) and the values of each entry,
+    in their given order within an item (a stable sort by item)."""
+    items = np.asarray(items, dtype=np.int64)
+    order = np.argsort(items, kind="stable")
+    ptr = np.zeros(m + 1, dtype=np.int64)
+    np.cumsum(np.bincount(items, minlength=m), out=ptr[1:])
+    return (ptr, *(np.asarray(v, dtype=np.int64)[order] for v in values))
+
+
+def exact_arrays(problem: Problem, *, enforce_gate: bool, enforce_sources: bool, ceiling: bool | None,
+                 hint: np.ndarray | None) -> tuple | None:
+    """The kernel's arguments (before the node limit and deadline) for the whole eligible set, or
+    None when the model has a feature the kernel does not have, or "impossible" when a row can
+    hold for no selection (as CP-SAT's builder finds it)."""
+    packed = problem.packed
+    reqs = packed.requirements
+    gate = reqs.gate
+    core = np.flatnonzero(problem.eligible)
+    m = len(core)
+    var_of = np.full(problem.n, -1, dtype=np.int64)
+    var_of[core] = np.arange(m)
+    con = problem.gate_conflicts
+    if enforce_gate and gate.max_contradiction_density > 0 and len(con) and bool(
+            ((var_of[con.i] >= 0) & (var_of[con.j] >= 0)).any()):
+        return None  # the density limit κ ≤ κ_max over a variable number of chunks
+    w = np.asarray(scaled(problem.value[core]), dtype=np.int64)
+    magnitude = np.abs(problem.value[core]).sum() + problem.aspect_gain.sum() + problem.pair_penalty.sum()
+    if magnitude * SOLVER_SCALE > MAX_MAGNITUDE:
+        return None  # the bound's floats could err by half a unit of the integer objective
+    t = packed.tokens[core].astype(np.int64)
+    hi = problem.capacity(enforce_gate if ceiling is None else ceiling)
+    lo = problem.min_tokens(enforce_gate)
+    rows = gate_rows(problem, core) if enforce_gate else {"nonempty": False, "coverage": None, "fresh": None,
+                                                           "stale": None}
+    klo = 1 if rows["nonempty"] else 0
+    khi = m if reqs.max_chunks is None else min(int(reqs.max_chunks), m)
+    src = packed.source[core].astype(np.int64)
+    members = np.bincount(src, minlength=len(packed.source_names))
+    caps = np.minimum(packed.source_max.astype(np.int64), members).astype(np.int64)
+    need = packed.source_min.astype(np.int64) if enforce_sources else np.zeros(len(caps), dtype=np.int64)
+    if lo > hi or klo > khi or bool((need > caps).any()):
+        return "impossible"
+
+    # kept apart: the forbidden pairs and the clusters (at most one each); agreement per family
+    forbid_all, fields = conflict_fields(problem, enforce_gate)
+    forbidden = forbidden_pairs(problem, var_of, forbid_all, fields)
+    groups = [[int(var_of[a]), int(var_of[c])] for a, c in sorted(forbidden)]
+    groups += [part.tolist() for part in cluster_parts(problem, var_of)]
+    families = [one_value_groups(core, packed.field_values[:, f]) for f in fields]
+    if reqs.version_conflicts:
+        families.append(one_value_groups(core, packed.version, packed.doc))
+    fam_items, fam_ids, fam_codes, disagree = [], [], [], []
+    for chunks, codes, _distinct in (part for found in families for part in found):
+        fam_items.append(var_of[chunks])
+        fam_ids.append(np.full(len(chunks), len(fam_ids), dtype=np.int64))
+        fam_codes.append(codes)
+        a, c = np.triu_indices(len(chunks), 1)  # pairs of different codes, for the bound
+        differ = codes[a] != codes[c]
+        disagree.append(np.stack([var_of[chunks[a[differ]]], var_of[chunks[c[differ]]]], axis=1))
+    n_fam = len(fam_ids)
+    pairs = np.concatenate(disagree) if disagree else np.zeros((0, 2), dtype=np.int64)
+    if len(pairs) <= PAIRS_PER_ITEM * max(m, 1):  # (a family's agreement blocks them already)
+        groups += pairs.tolist()
+    mu_cap = [np.inf] * len(groups)
+
+    # aspects with a coverer in the core: gains, coverage weights
+    covers = problem.covers[core]
+    present = np.flatnonzero(covers.any(axis=0)) if covers.size else np.zeros(0, dtype=np.int64)
+    gain = np.asarray(scaled(problem.aspect_gain[present]), dtype=np.int64).reshape(len(present))
+    cov_w = np.zeros(len(present), dtype=np.int64)
+    cov_need = 0
+    if rows["coverage"] is not None:
+        weights, cov_need = rows["coverage"]
+        required = present < problem.n_required
+        cov_w[required] = np.asarray(weights, dtype=np.int64)[present[required]]
+    asp_items, asp_ids = np.nonzero(covers[:, present])
+    gate_lines = [rows["fresh"]] if rows["fresh"] is not None else []
+    if rows["stale"] is not None:
+        gate_lines.append([-c for c in rows["stale"]])  # Σ c x ≤ 0 as Σ −c x ≥ 0
+    row_matrix = np.array(gate_lines, dtype=np.int64).reshape(len(gate_lines), m)
+
+    z_pairs = penalty_pairs(problem, var_of, fields, forbidden)
+    z = np.array([(a, c) for a, c, _ in z_pairs], dtype=np.int64).reshape(len(z_pairs), 2)
+    cost = np.asarray(scaled([p for _, _, p in z_pairs]), dtype=np.int64)
+    groups += z.tolist()  # soft pairs for the bound: a multiplier at most the penalty
+    mu_cap += cost.astype(np.float64).tolist()
+    sizes = [len(part) for part in groups]
+    group_items = np.array([i for part in groups for i in part], dtype=np.int64)
+    hint_core = np.zeros(m, dtype=np.bool_) if hint is None else np.asarray(hint, dtype=bool)[core].copy()
+    empty = np.zeros(0, dtype=np.int64)
+    return (core, (w, t, int(lo), int(hi), klo, khi, src, caps, need,
+                   *_csr(m, group_items, np.repeat(np.arange(len(groups)), sizes)), np.array(mu_cap, dtype=np.float64),
+                   *_csr(m, np.concatenate(fam_items or [empty]), np.concatenate(fam_ids or [empty]),
+                         np.concatenate(fam_codes or [empty])), n_fam,
+                   *_csr(m, asp_items, asp_ids), gain, cov_w, int(cov_need),
+                   row_matrix, np.zeros(len(gate_lines), dtype=np.int64),
+                   *_csr(m, np.concatenate([z[:, 0], z[:, 1]]), np.concatenate([z[:, 1], z[:, 0]]),
+                         np.concatenate([cost, cost])), hint_core))
+
+
+def solve_exact(problem: Problem, *, enforce_gate: bool, enforce_sources: bool, ceiling: bool | None,
+                hint: np.ndarray | None, deadline: float, node_limit: int = NODE_LIMIT) -> ExactOutcome | None:
+    """The branch and bound on the whole eligible set until ``deadline`` (a ``time.perf_counter()``
+    instant) or ``node_limit`` nodes; None when the model is not supported (module docstring)."""
+    started = time.perf_counter()
+    built = exact_arrays(problem, enforce_gate=enforce_gate, enforce_sources=enforce_sources, ceiling=ceiling,
+                         hint=hint)
+    if built is None:
+        return None
+    made = time.perf_counter()
+    if isinstance(built, str):
+        return ExactOutcome("infeasible", None, -math.inf, 0, {"model": made - started, "solve": 0.0})
+    core, args = built
+    mask, objective, status, found, nodes = run_search(args, node_limit, deadline)
+    solved = time.perf_counter()
+    timings = {"model": made - started, "solve": solved - made}
+    full = None
+    if found:
+        full = np.zeros(problem.n, dtype=bool)
+        full[core[mask]] = True
+    name = "optimal" if status == PROVEN else "infeasible" if status == INFEASIBLE else "limit"
+    return ExactOutcome(name, full, int(objective) / SOLVER_SCALE if found else -math.inf, int(nodes), timings)
+
+
+def run_search(args: tuple, node_limit: int, deadline: float) -> tuple:
+    """The kernels on :func:`exact_arrays`' arguments: the hint's objective (the first incumbent, when
+    it meets the constraints), the root multipliers (aimed at it), the search. Returns (mask over the
+    core, integer objective, status, found, nodes)."""
+    w, t, hi, khi, src, caps, ig_ptr, ig_grp, mu_cap = args[0], args[1], args[3], args[5], args[6], args[7], args[9], \
+        args[10], args[11]
+    ia_ptr, ia_asp, gain = args[16], args[17], args[18]
+    found, best = _evaluate(args[-1], *args[:-1])
+    wf, tf = w.astype(np.float64), t.astype(np.float64)
+    lam, mu, nu, _ = _root_multipliers(wf, tf, float(hi), khi, src, caps, ig_ptr, ig_grp, mu_cap, ia_ptr, ia_asp,
+                                       gain.astype(np.float64), float(best) if found else -np.inf, ROOT_STEPS)
+    r = _reduced(wf, tf, lam, mu, nu, ig_ptr, ig_grp, ia_ptr, ia_asp)
+    return _search(*args, lam, mu, nu, r, int(node_limit), float(deadline))
+
+
+def load_exact() -> None:
+    """Load (or compile) the branch and bound kernel on a tiny model, before a time limit starts."""
+    one = np.ones(1, dtype=np.int64)
+    zero1 = np.zeros(1, dtype=np.int64)
+    empty = np.zeros(0, dtype=np.int64)
+    two = np.zeros(2, dtype=np.int64)
+    run_search((one, one, 0, 1, 0, 1, zero1, one, zero1, two, empty, np.zeros(0), two, empty, empty, 0, two, empty,
+                empty, empty, 0, np.zeros((0, 1), dtype=np.int64), empty, two, empty, empty, np.ones(1, dtype=np.bool_)),
+               10, 0.0)

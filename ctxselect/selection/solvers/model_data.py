@@ -1,0 +1,112 @@
+"""What the exact models read from a Problem, defined once for CP-SAT (:mod:`.cpsat`) and the
+branch and bound (:mod:`.exact`): the integer coefficients, the pairs never selected together,
+the clusters and the penalised pairs of a core."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ctxselect._config import ROW_SCALE, SOLVER_SCALE, TOLERANCE
+from ctxselect.selection.problem import Problem, agreement_covered
+
+__all__ = ["scaled", "homogeneous", "conflict_fields", "forbidden_pairs", "cluster_parts", "penalty_pairs",
+           "one_value_groups", "gate_rows"]
+
+
+def scaled(values: np.ndarray) -> list[int]:
+    """Objective coefficients: ``values`` rounded to 1 / SOLVER_SCALE, as integers."""
+    return np.rint(np.asarray(values, dtype=np.float64) * SOLVER_SCALE).astype(np.int64).tolist()
+
+
+def homogeneous(values: np.ndarray) -> list[int]:
+    """Integer coefficients proportional to ``values``, the largest of magnitude ``ROW_SCALE``.
+
+    Gate rows that are homogeneous (Σ c_i x_i ≥ 0 and the like) hold under any positive scaling; a
+    fixed 1e-6 scale rounded relevances of 1e-7 to zero and lost the condition. Signs are kept, so
+    the row means the same after rounding, up to 1e-9 of its largest coefficient."""
+    values = np.asarray(values, dtype=np.float64)
+    peak = float(np.abs(values).max()) if values.size else 0.0
+    if peak == 0.0:
+        return [0] * len(values)
+    return np.rint(values / peak * ROW_SCALE).astype(np.int64).tolist()
+
+
+def conflict_fields(problem: Problem, enforce_gate: bool) -> tuple[bool, range | tuple]:
+    """Whether every listed conflict is hard (the gate forbids any contradiction), and the conflict
+    fields whose selected chunks must agree on one value."""
+    forbid_all = enforce_gate and problem.packed.requirements.gate.max_contradiction_density <= 0
+    return forbid_all, (range(len(problem.packed.field_names)) if forbid_all else problem.hard_fields)
+
+
+def one_value_groups(core: np.ndarray, codes: np.ndarray, groups: np.ndarray | None = None):
+    """The chunks of ``core`` that must agree on their code, group by group (e.g. per document):
+    ``(members, their codes, the distinct codes)`` for each group with two codes or more."""
+    present = core[codes[core] >= 0]
+    if groups is not None:
+        present = present[groups[present] >= 0]
+    group_of = groups[present] if groups is not None else np.zeros(len(present), dtype=np.int64)
+    out = []
+    for g in np.unique(group_of).tolist():
+        members = present[group_of == g]
+        values = codes[members]
+        distinct = np.unique(values)
+        if len(distinct) >= 2:
+            out.append((members, values, distinct))
+    return out
+
+
+def forbidden_pairs(problem: Problem, var_of: np.ndarray, forbid_all: bool, fields) -> set:
+    """Pairs (positions, i < j as listed) of the core never selected together that agreeing on one
+    value per field / document does not already forbid."""
+    con = problem.gate_conflicts
+    hard = np.ones(len(con), dtype=bool) if forbid_all else np.zeros(len(con), dtype=bool)
+    pair_i = np.concatenate([problem.hard_i, con.i[hard]])
+    pair_j = np.concatenate([problem.hard_j, con.j[hard]])
+    in_core = (var_of[pair_i] >= 0) & (var_of[pair_j] >= 0)
+    pair_i, pair_j = pair_i[in_core], pair_j[in_core]
+    rest = ~agreement_covered(problem.packed, pair_i, pair_j, fields)
+    return set(zip(pair_i[rest].tolist(), pair_j[rest].tolist()))
+
+
+def cluster_parts(problem: Problem, var_of: np.ndarray) -> list[np.ndarray]:
+    """The near-duplicate clusters' members in the core, as variables, cluster by cluster (those
+    with two or more: at most one of each is selected). O(n) in NumPy."""
+    if not problem.groups:
+        return []
+    members = np.concatenate(problem.groups)
+    cluster = np.repeat(np.arange(len(problem.groups)), [len(g) for g in problem.groups])
+    live = var_of[members] >= 0
+    members, cluster = var_of[members[live]], cluster[live]
+    cuts = np.flatnonzero(np.diff(cluster)) + 1
+    return [part for part in np.split(members, cuts) if len(part) > 1]
+
+
+def penalty_pairs(problem: Problem, var_of: np.ndarray, fields, forbidden: set) -> list[tuple[int, int, float]]:
+    """The penalised pairs of the core that may be selected together, as (variable, variable,
+    penalty): agreement and the forbidden pairs already keep the others apart."""
+    pen_i, pen_j, pen_p = problem.pair_i, problem.pair_j, problem.pair_penalty
+    live = (var_of[pen_i] >= 0) & (var_of[pen_j] >= 0)
+    live[live] = ~agreement_covered(problem.packed, pen_i[live], pen_j[live], fields)  # never both: no penalty
+    return [(int(var_of[a]), int(var_of[c]), p) for a, c, p in
+            zip(pen_i[live].tolist(), pen_j[live].tolist(), pen_p[live].tolist()) if (a, c) not in forbidden]
+
+
+def gate_rows(problem: Problem, core: np.ndarray) -> dict:
+    """The gate's rows over the core with the gate enforced: ``nonempty`` (an empty context fails
+    the gate), ``coverage`` (the required aspects' integer weights and the least covered weight,
+    or None), ``fresh`` (Σ c_i x_i ≥ 0, or None) and ``stale`` (Σ c_i x_i ≤ 0, or None)."""
+    packed = problem.packed
+    gate = packed.requirements.gate
+    aspect_weights = packed.aspect_weights[: problem.n_required]
+    rows: dict = {"nonempty": gate.min_policy_admissibility > 0 or gate.min_freshness > 0 or gate.min_coverage > 0,
+                  "coverage": None, "fresh": None, "stale": None}
+    if aspect_weights.size and gate.min_coverage > 0:
+        weights = homogeneous(aspect_weights)  # Σ ω_a y_a ≥ ρ Σ ω_a holds under any scaling
+        rows["coverage"] = (weights, math.ceil(gate.min_coverage * sum(weights) * (1 - TOLERANCE)))
+    if gate.min_freshness > 0:
+        rows["fresh"] = homogeneous(packed.relevance[core] * (problem.signals.freshness[core] - gate.min_freshness))
+    if gate.max_stale_risk is not None:
+        rows["stale"] = homogeneous((~packed.valid_now[core]).astype(np.float64) - gate.max_stale_risk)
+    return rows
