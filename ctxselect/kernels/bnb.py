@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import time
 import warnings
+from contextlib import contextmanager
 
 import numpy as np
 from numba import objmode
@@ -37,8 +38,18 @@ from numba.core.errors import NumbaWarning
 
 from ctxselect._config import serial
 
-# the clock is read in object mode (every CLOCK_EVERY nodes); the kernel runs nothing in parallel
-warnings.filterwarnings("ignore", message=".*Code running in object mode won't allow parallel", category=NumbaWarning)
+#: Numba's warning when a kernel that reads the clock in object mode (every CLOCK_EVERY nodes) is
+#: compiled with nogil: the kernel runs nothing in parallel, so it says nothing; silenced only
+#: around the compile (``quiet_compile``), never in the user's warning filters.
+OBJMODE_WARNING = ".*Code running in object mode won't allow parallel"
+
+
+@contextmanager
+def quiet_compile():
+    """A context in which compiling the search kernel does not warn about its object-mode clock."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=OBJMODE_WARNING, category=NumbaWarning)
+        yield
 
 PROVEN, LIMIT, INFEASIBLE = 0, 1, 2
 #: How often (in nodes) the kernel reads the clock.

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ctxselect._config import SOLVER_SCALE
-from ctxselect.kernels.bnb import INFEASIBLE, PROVEN, _evaluate, _search
+from ctxselect.kernels.bnb import INFEASIBLE, PROVEN, _evaluate, _search, quiet_compile
 from ctxselect.kernels.bnb_bound import ROOT_STEPS, _reduced, _root_multipliers
 from ctxselect.selection.problem import Problem
 from ctxselect.selection.solvers.model_data import (
@@ -211,6 +211,7 @@ def load_exact() -> None:
     zero1 = np.zeros(1, dtype=np.int64)
     empty = np.zeros(0, dtype=np.int64)
     two = np.zeros(2, dtype=np.int64)
-    run_search((one, one, 0, 1, 0, 1, zero1, one, zero1, two, empty, np.zeros(0), two, empty, empty, 0, two, empty,
-                empty, empty, 0, np.zeros((0, 1), dtype=np.int64), empty, two, empty, empty, np.ones(1, dtype=np.bool_)),
-               10, 0.0)
+    with quiet_compile():
+        run_search((one, one, 0, 1, 0, 1, zero1, one, zero1, two, empty, np.zeros(0), two, empty, empty, 0, two, empty,
+                    empty, empty, 0, np.zeros((0, 1), dtype=np.int64), empty, two, empty, empty,
+                    np.ones(1, dtype=np.bool_)), 10, 0.0)
