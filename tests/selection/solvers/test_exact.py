@@ -164,3 +164,13 @@ def test_objectives_too_large_for_the_floats_of_the_bound_are_left_to_cp_sat():
     problem = prepare(cands, reqs, weights={"relevance": 1e6, "coverage": 1e6})
     assert _exact(problem, False, False) is None
     assert _exact(prepare(cands, reqs), False, False) is not None
+
+
+def test_a_deadline_already_past_stops_at_the_first_node():
+    """The clock is read at the first node (and every CLOCK_EVERY after): a deadline in the past ends
+    the search there with status "limit", the hint kept as the best found; never a false proof."""
+    query = generate_queries(queries=1, candidates=120, seed=3)[0]
+    problem = prepare(query.candidates, query.requirements, query.query)
+    outcome = solve_exact(problem, enforce_gate=True, enforce_sources=True, ceiling=True, hint=None,
+                          deadline=time.perf_counter() - 1.0, node_limit=10**8)
+    assert outcome is not None and outcome.status == "limit" and outcome.nodes == 1
