@@ -64,8 +64,11 @@ _MONTH_PREFIXES = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep"
 
 
 def _may_hold_date(text: str) -> bool:
-    lower = text.lower()
-    return "-" in text or any(m in lower for m in _MONTH_PREFIXES)
+    if "-" in text:
+        return True
+    lower = text.lower()  # the twelve searches unrolled: no generator per text
+    return ("jan" in lower or "feb" in lower or "mar" in lower or "apr" in lower or "may" in lower or "jun" in lower
+            or "jul" in lower or "aug" in lower or "sep" in lower or "oct" in lower or "nov" in lower or "dec" in lower)
 
 
 _DIGIT = re.compile(r"\d")
@@ -296,15 +299,17 @@ def _aligned_claims(claims: list[list[Claim]], context_ratio: float, min_context
             if len(words) >= min_context_words:
                 buckets.setdefault((c.kind, c.unit, " ".join(words[-2:])), []).append((t, c))
     aligned: dict[tuple[int, int], list[tuple[Claim, Claim]]] = {}
+    ratio, equal_align = fuzz.ratio, not 100 < context_ratio  # equal texts score 100
     for members in buckets.values():
         if (len(members) < 2 or len(members) > MAX_BUCKET_CLAIMS
-                or len({t for t, _ in members}) > MAX_BUCKET_TEXTS):
+                or (len(members) > MAX_BUCKET_TEXTS and len({t for t, _ in members}) > MAX_BUCKET_TEXTS)):
             continue
         for a in range(len(members)):
             ta, ca = members[a]
             for b in range(a + 1, len(members)):
                 tb, cb = members[b]
-                if ta == tb or fuzz.ratio(ca.before, cb.before) < context_ratio:
+                if ta == tb or (not equal_align if ca.before == cb.before
+                                else ratio(ca.before, cb.before) < context_ratio):
                     continue
                 if scopes is not None and not scopes.same(ta, ca, tb, cb):  # on the few joined pairs
                     continue

@@ -8,7 +8,8 @@ from functools import lru_cache
 
 from ctxselect.model.tokens import WORD
 
-__all__ = ["content_terms", "number_text", "number_value", "numbers_in", "years_in", "STOPWORDS"]
+__all__ = ["content_terms", "number_text", "number_value", "numbers_in", "number_tokens", "numbers_of", "years_in",
+           "STOPWORDS"]
 
 # Each pattern of this module and of text/claims.py opens with what its first character must be, and
 # the look-behind that guards that character comes after it ("(?<![\w.,])\d" written
@@ -86,4 +87,18 @@ def number_text(value: float) -> str:
 def numbers_in(text: str) -> Counter:
     """Standalone numbers in a text ("w123" is a word, not a number), each read by
     :func:`number_value` and written by :func:`number_text` ("1,000" and "1000" are one number)."""
-    return Counter(number_text(number_value(token)) for token in _NUMBER.findall(text))
+    return numbers_of(number_tokens(text))
+
+
+def number_tokens(text: str) -> list[str]:
+    """The standalone numbers of a text as written, in order (what :func:`numbers_in` reads)."""
+    return _NUMBER.findall(text)
+
+
+def numbers_of(tokens: list[str]) -> Counter:
+    """:func:`numbers_in` of a text from its :func:`number_tokens`."""
+    return Counter(map(_number_written, tokens))
+
+
+def _number_written(token: str) -> str:
+    return number_text(number_value(token))
