@@ -20,18 +20,18 @@ number of texts (docs/conflicts.md, "Bounds").
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
-from functools import lru_cache
 
+import numpy as np
 from rapidfuzz import fuzz
 
 from ctxselect.errors import InputError
 from ctxselect.model.tokens import LETTERS, WORD_CHARACTERS
-from ctxselect.text.claim_keys import CONTEXT_WINDOW, CONTEXT_WORDS, texts_to_read
+from ctxselect.text.claim_keys import CONTEXT_WINDOW, CONTEXT_WORDS, claim_hints, texts_to_read
 from ctxselect.text.claim_scope import ClaimScope, ScopeReader, claim_scope, is_label_before
-from ctxselect.text.words import STOPWORDS, number_value
+from ctxselect.text.titles import claim_titles
+from ctxselect.text.words import STOPWORDS, TextCache, number_value
 
 __all__ = ["Claim", "ClaimScope", "extract_claims", "scoped_claims", "compare_claims", "find_claim_conflicts",
            "claim_titles", "MAX_CLAIM_CHARS",
@@ -58,15 +58,14 @@ _DATE_PATTERNS = [
     (re.compile(rf"\b({_MONTH})\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.I), ("M", "d", "y")),
     (re.compile(rf"(\d(?<!\w\d)\d?)(?:st|nd|rd|th)?\s+({_MONTH}),?\s+(\d{{4}})\b", re.I), ("d", "M", "y")),
 ]
-# A date needs an ISO form or a month name: both are checked with plain substring searches first,
-# since the full date patterns cost ~80 µs a text.
-_MONTH_PREFIXES = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 
 
 def _may_hold_date(text: str) -> bool:
+    """A date needs an ISO form or a month name: both are checked with plain substring searches first,
+    since the full date patterns cost ~80 µs a text (claim_hints reads the same in the buffer)."""
     if "-" in text:
         return True
-    lower = text.lower()  # the twelve searches unrolled: no generator per text
+    lower = text.lower()
     return ("jan" in lower or "feb" in lower or "mar" in lower or "apr" in lower or "may" in lower or "jun" in lower
             or "jul" in lower or "aug" in lower or "sep" in lower or "oct" in lower or "nov" in lower or "dec" in lower)
 
@@ -114,46 +113,15 @@ class Claim:
     scope: ClaimScope | None = field(default=None, compare=False, repr=False)
 
 
-class _Titles(Sequence):
-    """Candidates' (title, section), read from ``extra`` only when asked for."""
-
-    def __init__(self, candidates):
-        self._candidates = candidates
-
-    def __len__(self) -> int:
-        return len(self._candidates)
-
-    def __getitem__(self, k):
-        if isinstance(k, slice):
-            return [self[i] for i in range(*k.indices(len(self)))]
-        return (self._candidates[k].extra.get("title"), self._candidates[k].extra.get("section"))
-
-
-def claim_titles(candidates) -> Sequence:
-    """The ``titles`` argument of :func:`ctxselect.text.claims.find_claim_conflicts` for candidates:
-    each one's ``(title, section)`` from its ``extra`` (``None`` where absent), read lazily — only for
-    the chunks whose claims join another's.
-
-    Parameters
-    ----------
-    candidates : sequence of Candidate
-
-    Returns
-    -------
-    Sequence of (str or None, str or None)
-    """
-    return _Titles(candidates)
-
-
 def _is_content(word: str) -> str:
     """The word lower-cased if it is a content word (two or more characters, not a stopword), else ""."""
     return low if len(word) > 1 and (low := word.lower()) not in STOPWORDS else ""
 
 
-def _last_content_words(text: str, count: int) -> list[str]:
-    """The last ``count`` content words of ``text``, lower-cased, in text order (read from the end)."""
+def _last_content_words(text: str, count: int, start: int = 0, end: int | None = None) -> list[str]:
+    """The last ``count`` content words of ``text[start:end]``, lower-cased, in text order (read from the end)."""
     out = []
-    for w in reversed(_WORD.findall(text)):
+    for w in reversed(_WORD.findall(text, start, len(text) if end is None else end)):
         if low := _is_content(w):
             out.append(low)
             if len(out) == count:
@@ -161,9 +129,12 @@ def _last_content_words(text: str, count: int) -> list[str]:
     return out[::-1]
 
 
-def _first_content_word(text: str) -> str:
-    """The first content word of ``text``, lower-cased; "" if none."""
-    return next((low for w in _WORD.findall(text) if (low := _is_content(w))), "")
+def _first_content_word(text: str, start: int = 0, end: int | None = None) -> str:
+    """The first content word of ``text[start:end]``, lower-cased; "" if none."""
+    for m in _WORD.finditer(text, start, len(text) if end is None else end):
+        if low := _is_content(m.group()):
+            return low
+    return ""
 
 
 def _date(groups, order) -> str | None:
@@ -207,16 +178,35 @@ def _same_scope(a: Claim, b: Claim) -> bool:
     return a.scope is None or b.scope is None or a.scope.matches(b.scope)
 
 
-@lru_cache(maxsize=8192)
-def _claims_of(text: str) -> tuple[Claim, ...]:
-    """Cached: one context is scored several times per call (signals, report, gate checks).
 
-    ``text`` is already cut to the prefix read (plus the context window after its last value)."""
-    if not _DIGIT.search(text, 0, MAX_CLAIM_CHARS):
+
+def _number_matches(text: str, starts):
+    """``_NUMBER.finditer(text)``; with ``starts`` (ascending: every position where a match may
+    start), the same matches, tried only there."""
+    if starts is None:
+        yield from _NUMBER.finditer(text)
+        return
+    after = 0  # matches do not overlap: the next starts at or after the last one's end
+    for p in starts:
+        if p >= after and (m := _NUMBER.match(text, p)) is not None:
+            after = m.end()
+            yield m
+
+
+def _read_claims(text: str, hint=None) -> tuple[Claim, ...]:
+    """The claims of ``text`` (cut as :class:`_ClaimCache` receives it); ``hint``: (whether a digit
+    stands before MAX_CLAIM_CHARS, whether a date may be there, where a number may start)."""
+    if hint is None:
+        if not _DIGIT.search(text, 0, MAX_CLAIM_CHARS):
+            return ()
+        may_date, starts = _may_hold_date(text), None
+    elif not hint[0]:
         return ()
+    else:
+        _digit, may_date, starts = hint
     found: list[tuple[int, Claim]] = []
     taken = bytearray(len(text))  # 1 where a date was read
-    for pattern, order in (_DATE_PATTERNS if _may_hold_date(text) else ()):
+    for pattern, order in (_DATE_PATTERNS if may_date else ()):
         for m in pattern.finditer(text):
             if m.start() >= MAX_CLAIM_CHARS:
                 break
@@ -224,11 +214,11 @@ def _claims_of(text: str) -> tuple[Claim, ...]:
             if iso is None or taken.find(1, m.start(), m.end()) >= 0:
                 continue
             taken[m.start():m.end()] = b"\x01" * (m.end() - m.start())
-            before = _last_content_words(text[max(0, m.start() - CONTEXT_WINDOW):m.start()], CONTEXT_WORDS)
+            before = _last_content_words(text, CONTEXT_WORDS, max(0, m.start() - CONTEXT_WINDOW), m.start())
             found.append((m.start(), Claim(iso, m.group(0), " ".join(before), before[-1] if before else "", "date",
                                            m.start(), m.end())))
     numbers = 0
-    for m in _NUMBER.finditer(text):
+    for m in _number_matches(text, starts):
         if m.start() >= MAX_CLAIM_CHARS or numbers >= MAX_CLAIMS_PER_TEXT:
             break  # later numbers come after MAX_CLAIMS_PER_TEXT earlier claims: never kept
         if taken.find(1, m.start(), m.end()) >= 0:
@@ -241,9 +231,9 @@ def _claims_of(text: str) -> tuple[Claim, ...]:
             continue  # a label ("part 2", "No. 5", "topic 0"): it names what a claim is about
         if scale:
             value *= _SCALE[scale.lower()]
-        after = _first_content_word(text[m.end():m.end() + 40])
+        after = _first_content_word(text, m.end(), m.end() + 40)
         unit = "%" if percent else after
-        before = _last_content_words(text[max(0, m.start() - CONTEXT_WINDOW):m.start()], CONTEXT_WORDS)
+        before = _last_content_words(text, CONTEXT_WORDS, max(0, m.start() - CONTEXT_WINDOW), m.start())
         raw = m.group(0) + (f" {after}" if after and not percent else "")
         found.append((m.start(), Claim(value, raw.strip(), " ".join(before), unit, "number", m.start(), m.end())))
         numbers += 1
@@ -251,6 +241,12 @@ def _claims_of(text: str) -> tuple[Claim, ...]:
         keep = set(sorted(range(len(found)), key=lambda k: found[k][0])[:MAX_CLAIMS_PER_TEXT])
         found = [item for k, item in enumerate(found) if k in keep]
     return tuple(claim for _, claim in found)
+
+
+#: The claims of the last 8,192 texts read: one context is scored several times per call (signals,
+#: report, gate checks). Called with a text cut to the prefix read (plus the context window after its
+#: last value) and, optionally, its :func:`~ctxselect.text.claim_keys.claim_hints`.
+_claims_of = TextCache(_read_claims, 8192)
 
 
 def compare_claims(a: list[Claim], b: list[Claim], *, context_ratio: float = 90.0,
@@ -359,7 +355,10 @@ def find_claim_conflicts(texts, *, context_ratio: float = 90.0, min_context_word
     if titles is not None and len(titles) != len(texts):
         raise InputError(field="titles", expected=f"one per text ({len(texts)})", found=f"{len(titles)} titles")
     read = texts_to_read(texts, buffer, min_context_words, MAX_CLAIM_CHARS, extract_claims) if texts else None
-    claims = [extract_claims(t) if t and (read is None or read[k]) else [] for k, t in enumerate(texts)]
+    rows = np.flatnonzero(read) if read is not None else np.arange(len(texts))
+    hints = claim_hints(buffer, rows, MAX_CLAIM_CHARS, MAX_CLAIM_CHARS + 120) if buffer is not None else {}
+    claims = [list(_claims_of(t[:MAX_CLAIM_CHARS + 120], hints.get(k))) if t and (read is None or read[k]) else []
+              for k, t in enumerate(texts)]
     scopes = scope_reader(texts, titles)
     return settle(_aligned_claims(claims, context_ratio, min_context_words, scopes), scopes)
 

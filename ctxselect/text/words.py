@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
-from collections import Counter
+import threading
+from collections import Counter, OrderedDict
 from functools import lru_cache
 
 from ctxselect.model.tokens import WORD
 
 __all__ = ["content_terms", "number_text", "number_value", "numbers_in", "number_tokens", "numbers_of", "years_in",
-           "STOPWORDS"]
+           "TextCache", "STOPWORDS"]
 
 # Each pattern of this module and of text/claims.py opens with what its first character must be, and
 # the look-behind that guards that character comes after it ("(?<![\w.,])\d" written
@@ -102,3 +103,30 @@ def numbers_of(tokens: list[str]) -> Counter:
 
 def _number_written(token: str) -> str:
     return number_text(number_value(token))
+
+
+class TextCache:
+    """``read(text, *hints)`` cached for the last ``size`` texts (least recently used out; thread-safe).
+    The cache is keyed by the text alone: hints may change how a text is read, never what."""
+
+    def __init__(self, read, size: int):
+        self._read, self._size, self._lock, self._found = read, size, threading.Lock(), OrderedDict()
+        self.cache_clear = self._clear  # on the instance: what clears caches finds it there, not on the class
+
+    def __call__(self, text: str, *hints):
+        with self._lock:
+            found = self._found.get(text)
+            if found is not None:
+                self._found.move_to_end(text)
+                return found
+        found = self._read(text, *hints)
+        with self._lock:
+            self._found[text] = found
+            if len(self._found) > self._size:
+                self._found.popitem(last=False)
+        return found
+
+    def _clear(self) -> None:
+        """Forget every text."""
+        with self._lock:
+            self._found.clear()

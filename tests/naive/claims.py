@@ -97,3 +97,27 @@ def naive_claim_keys(text, *, max_chars, window=80, need=4):
         if digit and (p == 0 or lower[p - 1] not in ".,"):
             entries.update((key, u) for u in _number_units(lower, p))
     return sorted(entries), 0
+
+
+_MONTH_PREFIXES = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+
+
+def naive_claim_hints(text, *, max_chars, read_chars):
+    """(flag, positions) of one text as ctxselect/kernels/claim_hints.py reads it (``text`` not yet
+    lower-cased): flag 4 for an exotic text (then nothing else), else 1 for an ASCII digit before
+    ``max_chars`` and 2 for a "-" or a month's first three letters among the first ``read_chars``
+    characters; the positions of the ASCII digits before ``max_chars`` not after an ASCII letter,
+    digit, "_", "." or ","."""
+    lower = text.lower()[:read_chars]
+    exotic = set(exotic_code_points().tolist())
+    if any(ord(c) in exotic for c in lower):
+        return 4, []
+    flag, positions = 0, []
+    for p, c in enumerate(lower):
+        if "0" <= c <= "9" and p < max_chars:
+            flag |= 1
+            if p == 0 or not (lower[p - 1].isascii() and (lower[p - 1].isalnum() or lower[p - 1] in "_.,")):
+                positions.append(p)
+    if "-" in lower or any(m in lower for m in _MONTH_PREFIXES):
+        flag |= 2
+    return flag, positions
