@@ -248,17 +248,18 @@ def texts_to_read(texts: list, buffer, min_context_words, max_chars: int, claims
     return _shared_texts(word_keys, unit_keys, owner, n)
 
 
-def claim_hints(buffer, rows: np.ndarray, max_chars: int, read_chars: int) -> dict[int, tuple[bool, bool, list[int]]]:
-    """What reading the claims of the texts ``rows`` of ``buffer`` (a lower-cased
-    :func:`~ctxselect.packing.text_buffer`) needs, from the kernel of :mod:`ctxselect.kernels.claim_hints`:
-    per row it reads exactly (no exotic code point among its first ``read_chars`` characters), (whether
-    a digit stands before ``max_chars``, whether a date may be there, the character positions where a
-    number may start). Empty when the kernel cannot read exactly (:func:`exotic_code_points` is None)."""
+def claim_hints(buffer, read, max_chars: int, read_chars: int) -> dict[int, tuple[bool, bool, list[int]]]:
+    """What reading the claims of the texts of ``buffer`` (a lower-cased
+    :func:`~ctxselect.packing.text_buffer`) that ``read`` marks (a bool per text; None: all) needs, from
+    the kernel of :mod:`ctxselect.kernels.claim_hints`: per text it reads exactly (no exotic code point
+    among its first ``read_chars`` characters), (whether a digit stands before ``max_chars``, whether a
+    date may be there, the character positions where a number may start). Empty when the kernel
+    cannot read exactly (:func:`exotic_code_points` is None)."""
     exotic = exotic_code_points()
+    buf, offsets = buffer
+    rows = np.arange(len(offsets) - 1) if read is None else np.flatnonzero(read)
     if exotic is None or not len(rows):
         return {}
-    buf, offsets = buffer
-    rows = np.asarray(rows, dtype=np.int64)
     indptr, where, flags = _claim_hints(buf, offsets[rows], offsets[rows + 1], max_chars, read_chars, exotic)
     bounds, positions = indptr.tolist(), where.tolist()
     return {row: (bool(flag & HAS_DIGIT), bool(flag & MAY_HOLD_DATE), positions[bounds[k]:bounds[k + 1]])

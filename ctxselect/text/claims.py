@@ -22,8 +22,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from datetime import date
+from functools import lru_cache
 
-import numpy as np
 from rapidfuzz import fuzz
 
 from ctxselect.errors import InputError
@@ -118,10 +118,10 @@ def _is_content(word: str) -> str:
     return low if len(word) > 1 and (low := word.lower()) not in STOPWORDS else ""
 
 
-def _last_content_words(text: str, count: int, start: int = 0, end: int | None = None) -> list[str]:
-    """The last ``count`` content words of ``text[start:end]``, lower-cased, in text order (read from the end)."""
+def _last_content_words(text: str, count: int) -> list[str]:
+    """The last ``count`` content words of ``text``, lower-cased, in text order (read from the end)."""
     out = []
-    for w in reversed(_WORD.findall(text, start, len(text) if end is None else end)):
+    for w in reversed(_WORD.findall(text)):
         if low := _is_content(w):
             out.append(low)
             if len(out) == count:
@@ -129,15 +129,32 @@ def _last_content_words(text: str, count: int, start: int = 0, end: int | None =
     return out[::-1]
 
 
-def _first_content_word(text: str, start: int = 0, end: int | None = None) -> str:
-    """The first content word of ``text[start:end]``, lower-cased; "" if none."""
-    for m in _WORD.finditer(text, start, len(text) if end is None else end):
+@lru_cache(maxsize=1 << 14)
+def _context_before(window: str) -> tuple[str, str]:
+    """(the last CONTEXT_WORDS content words of ``window`` joined by spaces, the last of them): cached,
+    as the texts whose claims join share their windows (copies, near-duplicates)."""
+    words = _last_content_words(window, CONTEXT_WORDS)
+    return " ".join(words), (words[-1] if words else "")
+
+
+@lru_cache(maxsize=1 << 14)
+def _first_content_word(text: str) -> str:
+    """The first content word of ``text``, lower-cased; "" if none (cached as :func:`_context_before`)."""
+    for m in _WORD.finditer(text):
         if low := _is_content(m.group()):
             return low
     return ""
 
 
-def _date(groups, order) -> str | None:
+def _claim(value, raw: str, before: str, unit: str, kind: str, start: int, end: int) -> Claim:
+    """``Claim(value, raw, before, unit, kind, start, end)``, its fields set as the dataclass's
+    ``__init__`` sets them (in order, ``scope`` None) without its eight ``object.__setattr__`` calls."""
+    claim = object.__new__(Claim)
+    claim.__dict__.update(value=value, raw=raw, before=before, unit=unit, kind=kind, start=start, end=end, scope=None)
+    return claim
+
+
+def _date(groups, order) -> str | None:  # the ISO date of a date pattern's groups, None if no date
     parts = dict(zip(order, groups))
     try:
         month = int(parts["m"]) if "m" in parts else _MONTHS[parts["M"].lower().rstrip(".")]
@@ -178,8 +195,6 @@ def _same_scope(a: Claim, b: Claim) -> bool:
     return a.scope is None or b.scope is None or a.scope.matches(b.scope)
 
 
-
-
 def _number_matches(text: str, starts):
     """``_NUMBER.finditer(text)``; with ``starts`` (ascending: every position where a match may
     start), the same matches, tried only there."""
@@ -194,7 +209,7 @@ def _number_matches(text: str, starts):
 
 
 def _read_claims(text: str, hint=None) -> tuple[Claim, ...]:
-    """The claims of ``text`` (cut as :class:`_ClaimCache` receives it); ``hint``: (whether a digit
+    """The claims of ``text`` (cut as :data:`_claims_of` receives it); ``hint``: (whether a digit
     stands before MAX_CLAIM_CHARS, whether a date may be there, where a number may start)."""
     if hint is None:
         if not _DIGIT.search(text, 0, MAX_CLAIM_CHARS):
@@ -214,9 +229,8 @@ def _read_claims(text: str, hint=None) -> tuple[Claim, ...]:
             if iso is None or taken.find(1, m.start(), m.end()) >= 0:
                 continue
             taken[m.start():m.end()] = b"\x01" * (m.end() - m.start())
-            before = _last_content_words(text, CONTEXT_WORDS, max(0, m.start() - CONTEXT_WINDOW), m.start())
-            found.append((m.start(), Claim(iso, m.group(0), " ".join(before), before[-1] if before else "", "date",
-                                           m.start(), m.end())))
+            before, last = _context_before(text[max(0, m.start() - CONTEXT_WINDOW):m.start()])
+            found.append((m.start(), _claim(iso, m.group(0), before, last, "date", m.start(), m.end())))
     numbers = 0
     for m in _number_matches(text, starts):
         if m.start() >= MAX_CLAIM_CHARS or numbers >= MAX_CLAIMS_PER_TEXT:
@@ -231,11 +245,11 @@ def _read_claims(text: str, hint=None) -> tuple[Claim, ...]:
             continue  # a label ("part 2", "No. 5", "topic 0"): it names what a claim is about
         if scale:
             value *= _SCALE[scale.lower()]
-        after = _first_content_word(text, m.end(), m.end() + 40)
+        after = _first_content_word(text[m.end():m.end() + 40])
         unit = "%" if percent else after
-        before = _last_content_words(text, CONTEXT_WORDS, max(0, m.start() - CONTEXT_WINDOW), m.start())
+        before = _context_before(text[max(0, m.start() - CONTEXT_WINDOW):m.start()])[0]
         raw = m.group(0) + (f" {after}" if after and not percent else "")
-        found.append((m.start(), Claim(value, raw.strip(), " ".join(before), unit, "number", m.start(), m.end())))
+        found.append((m.start(), _claim(value, raw.strip(), before, unit, "number", m.start(), m.end())))
         numbers += 1
     if len(found) > MAX_CLAIMS_PER_TEXT:
         keep = set(sorted(range(len(found)), key=lambda k: found[k][0])[:MAX_CLAIMS_PER_TEXT])
@@ -355,8 +369,7 @@ def find_claim_conflicts(texts, *, context_ratio: float = 90.0, min_context_word
     if titles is not None and len(titles) != len(texts):
         raise InputError(field="titles", expected=f"one per text ({len(texts)})", found=f"{len(titles)} titles")
     read = texts_to_read(texts, buffer, min_context_words, MAX_CLAIM_CHARS, extract_claims) if texts else None
-    rows = np.flatnonzero(read) if read is not None else np.arange(len(texts))
-    hints = claim_hints(buffer, rows, MAX_CLAIM_CHARS, MAX_CLAIM_CHARS + 120) if buffer is not None else {}
+    hints = claim_hints(buffer, read, MAX_CLAIM_CHARS, MAX_CLAIM_CHARS + 120) if buffer is not None else {}
     claims = [list(_claims_of(t[:MAX_CLAIM_CHARS + 120], hints.get(k))) if t and (read is None or read[k]) else []
               for k, t in enumerate(texts)]
     scopes = scope_reader(texts, titles)

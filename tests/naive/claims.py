@@ -121,3 +121,23 @@ def naive_claim_hints(text, *, max_chars, read_chars):
     if "-" in lower or any(m in lower for m in _MONTH_PREFIXES):
         flag |= 2
     return flag, positions
+
+
+def naive_scope_free_difference(a, b):
+    """claim_scope._scope_free_difference with the common start and end found one character at a
+    time: the two windows hold the same digit runs and differ only in lower-case words that carry
+    no scope (digits, labels, numerals, periods), between their common start and end (24 characters
+    of each kept)."""
+    from ctxselect.text.claim_scope import _DIGITS, _SCOPE_WORDS, _WORD
+    start = 0
+    while start < min(len(a), len(b)) and a[start] == b[start]:
+        start += 1
+    end = 0
+    while end < min(len(a), len(b)) - start and a[len(a) - 1 - end] == b[len(b) - 1 - end]:
+        end += 1
+    head, tail = max(0, start - 24), max(0, end - 24)
+    a, b = a[head:len(a) - tail], b[head:len(b) - tail]
+    if sorted(_DIGITS.findall(a)) != sorted(_DIGITS.findall(b)):
+        return False
+    return all(w.islower() and w not in _SCOPE_WORDS and not w[-1].isdigit()
+               for w in set(_WORD.findall(a)) ^ set(_WORD.findall(b)))

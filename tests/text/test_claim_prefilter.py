@@ -198,10 +198,23 @@ def test_reading_with_the_kernel_hints_reads_what_the_plain_patterns_read(seed):
              for _ in range(150)]
     texts += ["", "7", "1 2 3 4 5 6 7 8 9 10", "3,559 4,000 1.5 2,5", "\x00\x017\x7f 8\t9", "\u0663\u0664 people 5",
               "<p>the storm outage affected <b>3,559</b> people</p>", "2021-03-03 2021-3-4", "x-5 y—6 3 March 2021"]
-    hinted = claim_hints(text_buffer(texts), np.arange(len(texts)), MAX_CLAIM_CHARS, MAX_CLAIM_CHARS + 120)
+    hinted = claim_hints(text_buffer(texts), None, MAX_CLAIM_CHARS, MAX_CLAIM_CHARS + 120)
     assert len(hinted) > len(texts) // 2  # most texts take the hinted path
     for k, text in enumerate(texts):
         cut = text[:MAX_CLAIM_CHARS + 120]
         if k in hinted:
             assert _claim_rows(claims_module._read_claims(cut, hinted[k])) == _claim_rows(claims_module._read_claims(cut))
     assert sum(len(claims_module._read_claims(t[:MAX_CLAIM_CHARS + 120])) for t in texts) > 100
+
+
+def test_a_claim_built_fast_is_the_dataclass_s():
+    """claims._claim sets the fields as Claim's __init__ does: equal, same hash, repr, fields in order."""
+    from dataclasses import replace
+
+    fast = claims_module._claim(1.5, "1.5 million", "a b c d", "people", "number", 3, 14)
+    slow = claims_module.Claim(1.5, "1.5 million", "a b c d", "people", "number", 3, 14)
+    assert fast == slow and hash(fast) == hash(slow) and repr(fast) == repr(slow)
+    assert list(fast.__dict__.items()) == list(slow.__dict__.items())
+    assert replace(fast, scope=None) == fast and fast.start == 3 and fast.scope is None
+    with pytest.raises(AttributeError):
+        fast.value = 2.0
