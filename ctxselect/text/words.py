@@ -91,9 +91,18 @@ def numbers_in(text: str) -> Counter:
     return numbers_of(number_tokens(text))
 
 
-def number_tokens(text: str) -> list[str]:
-    """The standalone numbers of a text as written, in order (what :func:`numbers_in` reads)."""
-    return _NUMBER.findall(text)
+def number_tokens(text: str, starts=None) -> list[str]:
+    """The standalone numbers of a text as written, in order (what :func:`numbers_in` reads);
+    ``starts`` (ascending, optional): every position where one may start, the only ones tried
+    (:func:`ctxselect.text.claim_keys.claim_hints` gives them)."""
+    if starts is None:
+        return _NUMBER.findall(text)
+    out, after = [], 0  # matches do not overlap: the next starts at or after the last one's end
+    for p in starts:
+        if p >= after and (m := _NUMBER.match(text, p)) is not None:
+            after = m.end()
+            out.append(m.group())
+    return out
 
 
 def numbers_of(tokens: list[str]) -> Counter:

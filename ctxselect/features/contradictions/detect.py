@@ -18,6 +18,7 @@ import numpy as np
 from ctxselect.features.pairs import ConflictKind, ContradictionPairs
 from ctxselect.kernels.pairs import _differing_code_pairs
 from ctxselect.packing import PackedCandidates
+from ctxselect.text.claim_keys import claim_hints
 from ctxselect.text.claims import claim_titles, find_claim_conflicts
 from ctxselect.text.words import number_tokens, numbers_of, years_in
 
@@ -61,6 +62,9 @@ def version_superseded(packed, vi, vj, rank) -> np.ndarray:
     return older
 
 
+_WHOLE_TEXT = 1 << 62  # claim_hints' reach for drift: every character
+
+
 def drift_pairs(packed: PackedCandidates, i: np.ndarray, j: np.ndarray):
     """Near-duplicate pairs whose texts each state a number the other does not — unless they are
     about different things: each names a year the other does not ("27 goals in 2018", "31 goals
@@ -71,6 +75,12 @@ def drift_pairs(packed: PackedCandidates, i: np.ndarray, j: np.ndarray):
     keep = np.zeros(len(i), dtype=bool)
     candidates = packed.candidates
     tokens: dict[int, list[str]] = {}
+    if len(i):  # where numbers may start in the pairs' texts, from the buffer (exotic texts: the plain pattern)
+        members = np.zeros(packed.n, dtype=bool)
+        members[i], members[j] = True, True
+        hints = claim_hints(packed.text_buffer, members, _WHOLE_TEXT, _WHOLE_TEXT)
+        tokens = {t: sorted(number_tokens(candidates[t].text, starts)) if digit else []
+                  for t, (digit, _date, starts) in hints.items()}
     numbers: dict[int, Counter] = {}
     years: dict[int, set[int]] = {}
     titles = None
