@@ -367,16 +367,16 @@ def _scope_free_difference(a: str, b: str) -> bool:
     """Whether ``a`` and ``b`` hold the same numbers and differ only in lower-case words that cannot
     carry a scope (only the stretch between their common start and end is read)."""
     lo, hi = 0, min(len(a), len(b))
-    while lo < hi:  # the common start (a[:lo] == b[:lo]: only the rest is compared) ...
+    while lo < hi:  # the common start ...
         mid = (lo + hi + 1) >> 1
-        if a.startswith(b[lo:mid], lo):
+        if a[:mid] == b[:mid]:
             lo = mid
         else:
             hi = mid - 1
     head, lo, hi = max(0, lo - 24), 0, min(len(a), len(b)) - lo
     while lo < hi:  # ... and end
         mid = (lo + hi + 1) >> 1
-        if a.endswith(b[len(b) - mid:len(b) - lo], 0, len(a) - lo):
+        if a[len(a) - mid:] == b[len(b) - mid:]:
             lo = mid
         else:
             hi = mid - 1

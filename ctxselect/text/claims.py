@@ -146,14 +146,6 @@ def _first_content_word(text: str) -> str:
     return ""
 
 
-def _claim(value, raw: str, before: str, unit: str, kind: str, start: int, end: int) -> Claim:
-    """``Claim(value, raw, before, unit, kind, start, end)``, its fields set as the dataclass's
-    ``__init__`` sets them (in order, ``scope`` None) without its eight ``object.__setattr__`` calls."""
-    claim = object.__new__(Claim)
-    claim.__dict__.update(value=value, raw=raw, before=before, unit=unit, kind=kind, start=start, end=end, scope=None)
-    return claim
-
-
 def _date(groups, order) -> str | None:  # the ISO date of a date pattern's groups, None if no date
     parts = dict(zip(order, groups))
     try:
@@ -230,7 +222,7 @@ def _read_claims(text: str, hint=None) -> tuple[Claim, ...]:
                 continue
             taken[m.start():m.end()] = b"\x01" * (m.end() - m.start())
             before, last = _context_before(text[max(0, m.start() - CONTEXT_WINDOW):m.start()])
-            found.append((m.start(), _claim(iso, m.group(0), before, last, "date", m.start(), m.end())))
+            found.append((m.start(), Claim(iso, m.group(0), before, last, "date", m.start(), m.end())))
     numbers = 0
     for m in _number_matches(text, starts):
         if m.start() >= MAX_CLAIM_CHARS or numbers >= MAX_CLAIMS_PER_TEXT:
@@ -249,7 +241,7 @@ def _read_claims(text: str, hint=None) -> tuple[Claim, ...]:
         unit = "%" if percent else after
         before = _context_before(text[max(0, m.start() - CONTEXT_WINDOW):m.start()])[0]
         raw = m.group(0) + (f" {after}" if after and not percent else "")
-        found.append((m.start(), _claim(value, raw.strip(), before, unit, "number", m.start(), m.end())))
+        found.append((m.start(), Claim(value, raw.strip(), before, unit, "number", m.start(), m.end())))
         numbers += 1
     if len(found) > MAX_CLAIMS_PER_TEXT:
         keep = set(sorted(range(len(found)), key=lambda k: found[k][0])[:MAX_CLAIMS_PER_TEXT])

@@ -206,15 +206,3 @@ def test_reading_with_the_kernel_hints_reads_what_the_plain_patterns_read(seed):
             assert _claim_rows(claims_module._read_claims(cut, hinted[k])) == _claim_rows(claims_module._read_claims(cut))
     assert sum(len(claims_module._read_claims(t[:MAX_CLAIM_CHARS + 120])) for t in texts) > 100
 
-
-def test_a_claim_built_fast_is_the_dataclass_s():
-    """claims._claim sets the fields as Claim's __init__ does: equal, same hash, repr, fields in order."""
-    from dataclasses import replace
-
-    fast = claims_module._claim(1.5, "1.5 million", "a b c d", "people", "number", 3, 14)
-    slow = claims_module.Claim(1.5, "1.5 million", "a b c d", "people", "number", 3, 14)
-    assert fast == slow and hash(fast) == hash(slow) and repr(fast) == repr(slow)
-    assert list(fast.__dict__.items()) == list(slow.__dict__.items())
-    assert replace(fast, scope=None) == fast and fast.start == 3 and fast.scope is None
-    with pytest.raises(AttributeError):
-        fast.value = 2.0

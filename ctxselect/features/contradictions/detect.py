@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from itertools import islice
 
 import numpy as np
 
 from ctxselect.features.pairs import ConflictKind, ContradictionPairs
 from ctxselect.kernels.pairs import _differing_code_pairs
 from ctxselect.packing import PackedCandidates
-from ctxselect.text.claim_keys import claim_hints
+from ctxselect.text.claim_keys import EXOTIC, HAS_DIGIT, hinted_texts
 from ctxselect.text.claims import claim_titles, find_claim_conflicts
 from ctxselect.text.words import number_tokens, numbers_of, years_in
 
@@ -78,9 +79,11 @@ def drift_pairs(packed: PackedCandidates, i: np.ndarray, j: np.ndarray):
     if len(i):  # where numbers may start in the pairs' texts, from the buffer (exotic texts: the plain pattern)
         members = np.zeros(packed.n, dtype=bool)
         members[i], members[j] = True, True
-        hints = claim_hints(packed.text_buffer, members, _WHOLE_TEXT, _WHOLE_TEXT)
-        tokens = {t: sorted(number_tokens(candidates[t].text, starts)) if digit else []
-                  for t, (digit, _date, starts) in hints.items()}
+        rows, bounds, positions, flags = hinted_texts(packed.text_buffer, members, _WHOLE_TEXT, _WHOLE_TEXT)
+        for k, (t, flag) in enumerate(zip(rows, flags)):
+            if not flag & EXOTIC:
+                tokens[t] = (sorted(number_tokens(candidates[t].text, islice(positions, bounds[k], bounds[k + 1])))
+                             if flag & HAS_DIGIT else [])
     numbers: dict[int, Counter] = {}
     years: dict[int, set[int]] = {}
     titles = None
