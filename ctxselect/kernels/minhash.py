@@ -169,6 +169,8 @@ def _all_pairs_above(sig, threshold):
     out_j = np.empty(offsets[n], dtype=np.int64)
     out_w = np.empty(offsets[n], dtype=np.float64)
     for i in prange(n):
+        if counts[i] == 0:
+            continue  # most rows hold no pair: not compared again
         k = offsets[i]
         for j in range(i + 1, n):
             same = _equal_bins(sig, i, j)

@@ -28,13 +28,14 @@ import numpy as np
 
 from ctxselect import _config
 from ctxselect._config import SERIAL_BYTES
+from ctxselect.kernels.claim_hints import EXOTIC, HAS_DIGIT, MAY_HOLD_DATE, _claim_hints
 from ctxselect.kernels.claims import (SCAN_EXTRA, UNIT_DATE, UNIT_PERCENT, _claim_keys, _claim_keys_serial,
                                      _shared_texts)
 from ctxselect.model.tokens import LETTERS, WORD_CHARACTERS
 from ctxselect.packing import text_buffer
 from ctxselect.text.words import STOPWORDS
 
-__all__ = ["texts_to_read", "candidate_keys", "key_of", "unit_key", "word_hash", "exotic_code_points", "CONTEXT_WINDOW",
+__all__ = ["texts_to_read", "claim_hints", "hinted_texts", "EXOTIC", "HAS_DIGIT", "candidate_keys", "key_of", "unit_key", "word_hash", "exotic_code_points", "CONTEXT_WINDOW",
            "CONTEXT_WORDS"]
 
 #: A claim's context words are read from this many characters before it (text/claims.py) ...
@@ -245,3 +246,27 @@ def texts_to_read(texts: list, buffer, min_context_words, max_chars: int, claims
         word_keys, unit_keys = np.concatenate([word_keys, w]), np.concatenate([unit_keys, u])
         owner = np.concatenate([owner, t])
     return _shared_texts(word_keys, unit_keys, owner, n)
+
+
+def hinted_texts(buffer, read, max_chars: int, read_chars: int) -> tuple[list[int], list[int], list[int], list[int]]:
+    """The kernel of :mod:`ctxselect.kernels.claim_hints` over the texts of ``buffer`` (a lower-cased
+    :func:`~ctxselect.packing.text_buffer`) that ``read`` marks (a bool per text; None: all), as lists:
+    (the texts, bounds of each one's positions, positions, flags). No texts when the kernel cannot
+    read exactly (:func:`exotic_code_points` is None)."""
+    exotic = exotic_code_points()
+    buf, offsets = buffer
+    rows = np.arange(len(offsets) - 1) if read is None else np.flatnonzero(read)
+    if exotic is None or not len(rows):
+        return [], [0], [], []
+    indptr, where, flags = _claim_hints(buf, offsets[rows], offsets[rows + 1], max_chars, read_chars, exotic)
+    return rows.tolist(), indptr.tolist(), where.tolist(), flags.tolist()
+
+
+def claim_hints(buffer, read, max_chars: int, read_chars: int) -> dict[int, tuple[bool, bool, list[int]]]:
+    """What reading the claims of the texts :func:`hinted_texts` reads needs: per text it reads
+    exactly (no exotic code point among its first ``read_chars`` characters), (whether a digit stands
+    before ``max_chars``, whether a date may be there, the character positions where a number may
+    start)."""
+    rows, bounds, positions, flags = hinted_texts(buffer, read, max_chars, read_chars)
+    return {row: (bool(flag & HAS_DIGIT), bool(flag & MAY_HOLD_DATE), positions[bounds[k]:bounds[k + 1]])
+            for k, (row, flag) in enumerate(zip(rows, flags)) if not flag & EXOTIC}

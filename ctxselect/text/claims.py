@@ -20,7 +20,6 @@ number of texts (docs/conflicts.md, "Bounds").
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 from functools import lru_cache
@@ -29,9 +28,10 @@ from rapidfuzz import fuzz
 
 from ctxselect.errors import InputError
 from ctxselect.model.tokens import LETTERS, WORD_CHARACTERS
-from ctxselect.text.claim_keys import CONTEXT_WINDOW, CONTEXT_WORDS, texts_to_read
+from ctxselect.text.claim_keys import CONTEXT_WINDOW, CONTEXT_WORDS, claim_hints, texts_to_read
 from ctxselect.text.claim_scope import ClaimScope, ScopeReader, claim_scope, is_label_before
-from ctxselect.text.words import STOPWORDS, number_value
+from ctxselect.text.titles import claim_titles
+from ctxselect.text.words import STOPWORDS, TextCache, number_value
 
 __all__ = ["Claim", "ClaimScope", "extract_claims", "scoped_claims", "compare_claims", "find_claim_conflicts",
            "claim_titles", "MAX_CLAIM_CHARS",
@@ -58,14 +58,16 @@ _DATE_PATTERNS = [
     (re.compile(rf"\b({_MONTH})\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.I), ("M", "d", "y")),
     (re.compile(rf"(\d(?<!\w\d)\d?)(?:st|nd|rd|th)?\s+({_MONTH}),?\s+(\d{{4}})\b", re.I), ("d", "M", "y")),
 ]
-# A date needs an ISO form or a month name: both are checked with plain substring searches first,
-# since the full date patterns cost ~80 µs a text.
-_MONTH_PREFIXES = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 
 
 def _may_hold_date(text: str) -> bool:
+    """A date needs an ISO form or a month name: both are checked with plain substring searches first,
+    since the full date patterns cost ~80 µs a text (claim_hints reads the same in the buffer)."""
+    if "-" in text:
+        return True
     lower = text.lower()
-    return "-" in text or any(m in lower for m in _MONTH_PREFIXES)
+    return ("jan" in lower or "feb" in lower or "mar" in lower or "apr" in lower or "may" in lower or "jun" in lower
+            or "jul" in lower or "aug" in lower or "sep" in lower or "oct" in lower or "nov" in lower or "dec" in lower)
 
 
 _DIGIT = re.compile(r"\d")
@@ -111,37 +113,6 @@ class Claim:
     scope: ClaimScope | None = field(default=None, compare=False, repr=False)
 
 
-class _Titles(Sequence):
-    """Candidates' (title, section), read from ``extra`` only when asked for."""
-
-    def __init__(self, candidates):
-        self._candidates = candidates
-
-    def __len__(self) -> int:
-        return len(self._candidates)
-
-    def __getitem__(self, k):
-        if isinstance(k, slice):
-            return [self[i] for i in range(*k.indices(len(self)))]
-        return (self._candidates[k].extra.get("title"), self._candidates[k].extra.get("section"))
-
-
-def claim_titles(candidates) -> Sequence:
-    """The ``titles`` argument of :func:`ctxselect.text.claims.find_claim_conflicts` for candidates:
-    each one's ``(title, section)`` from its ``extra`` (``None`` where absent), read lazily — only for
-    the chunks whose claims join another's.
-
-    Parameters
-    ----------
-    candidates : sequence of Candidate
-
-    Returns
-    -------
-    Sequence of (str or None, str or None)
-    """
-    return _Titles(candidates)
-
-
 def _is_content(word: str) -> str:
     """The word lower-cased if it is a content word (two or more characters, not a stopword), else ""."""
     return low if len(word) > 1 and (low := word.lower()) not in STOPWORDS else ""
@@ -158,12 +129,24 @@ def _last_content_words(text: str, count: int) -> list[str]:
     return out[::-1]
 
 
+@lru_cache(maxsize=1 << 14)
+def _context_before(window: str) -> tuple[str, str]:
+    """(the last CONTEXT_WORDS content words of ``window`` joined by spaces, the last of them): cached,
+    as the texts whose claims join share their windows (copies, near-duplicates)."""
+    words = _last_content_words(window, CONTEXT_WORDS)
+    return " ".join(words), (words[-1] if words else "")
+
+
+@lru_cache(maxsize=1 << 14)
 def _first_content_word(text: str) -> str:
-    """The first content word of ``text``, lower-cased; "" if none."""
-    return next((low for w in _WORD.findall(text) if (low := _is_content(w))), "")
+    """The first content word of ``text``, lower-cased; "" if none (cached as :func:`_context_before`)."""
+    for m in _WORD.finditer(text):
+        if low := _is_content(m.group()):
+            return low
+    return ""
 
 
-def _date(groups, order) -> str | None:
+def _date(groups, order) -> str | None:  # the ISO date of a date pattern's groups, None if no date
     parts = dict(zip(order, groups))
     try:
         month = int(parts["m"]) if "m" in parts else _MONTHS[parts["M"].lower().rstrip(".")]
@@ -204,16 +187,33 @@ def _same_scope(a: Claim, b: Claim) -> bool:
     return a.scope is None or b.scope is None or a.scope.matches(b.scope)
 
 
-@lru_cache(maxsize=8192)
-def _claims_of(text: str) -> tuple[Claim, ...]:
-    """Cached: one context is scored several times per call (signals, report, gate checks).
+def _number_matches(text: str, starts):
+    """``_NUMBER.finditer(text)``; with ``starts`` (ascending: every position where a match may
+    start), the same matches, tried only there."""
+    if starts is None:
+        yield from _NUMBER.finditer(text)
+        return
+    after = 0  # matches do not overlap: the next starts at or after the last one's end
+    for p in starts:
+        if p >= after and (m := _NUMBER.match(text, p)) is not None:
+            after = m.end()
+            yield m
 
-    ``text`` is already cut to the prefix read (plus the context window after its last value)."""
-    if not _DIGIT.search(text, 0, MAX_CLAIM_CHARS):
+
+def _read_claims(text: str, hint=None) -> tuple[Claim, ...]:
+    """The claims of ``text`` (cut as :data:`_claims_of` receives it); ``hint``: (whether a digit
+    stands before MAX_CLAIM_CHARS, whether a date may be there, where a number may start)."""
+    if hint is None:
+        if not _DIGIT.search(text, 0, MAX_CLAIM_CHARS):
+            return ()
+        may_date, starts = _may_hold_date(text), None
+    elif not hint[0]:
         return ()
+    else:
+        _digit, may_date, starts = hint
     found: list[tuple[int, Claim]] = []
     taken = bytearray(len(text))  # 1 where a date was read
-    for pattern, order in (_DATE_PATTERNS if _may_hold_date(text) else ()):
+    for pattern, order in (_DATE_PATTERNS if may_date else ()):
         for m in pattern.finditer(text):
             if m.start() >= MAX_CLAIM_CHARS:
                 break
@@ -221,11 +221,10 @@ def _claims_of(text: str) -> tuple[Claim, ...]:
             if iso is None or taken.find(1, m.start(), m.end()) >= 0:
                 continue
             taken[m.start():m.end()] = b"\x01" * (m.end() - m.start())
-            before = _last_content_words(text[max(0, m.start() - CONTEXT_WINDOW):m.start()], CONTEXT_WORDS)
-            found.append((m.start(), Claim(iso, m.group(0), " ".join(before), before[-1] if before else "", "date",
-                                           m.start(), m.end())))
+            before, last = _context_before(text[max(0, m.start() - CONTEXT_WINDOW):m.start()])
+            found.append((m.start(), Claim(iso, m.group(0), before, last, "date", m.start(), m.end())))
     numbers = 0
-    for m in _NUMBER.finditer(text):
+    for m in _number_matches(text, starts):
         if m.start() >= MAX_CLAIM_CHARS or numbers >= MAX_CLAIMS_PER_TEXT:
             break  # later numbers come after MAX_CLAIMS_PER_TEXT earlier claims: never kept
         if taken.find(1, m.start(), m.end()) >= 0:
@@ -240,14 +239,20 @@ def _claims_of(text: str) -> tuple[Claim, ...]:
             value *= _SCALE[scale.lower()]
         after = _first_content_word(text[m.end():m.end() + 40])
         unit = "%" if percent else after
-        before = _last_content_words(text[max(0, m.start() - CONTEXT_WINDOW):m.start()], CONTEXT_WORDS)
+        before = _context_before(text[max(0, m.start() - CONTEXT_WINDOW):m.start()])[0]
         raw = m.group(0) + (f" {after}" if after and not percent else "")
-        found.append((m.start(), Claim(value, raw.strip(), " ".join(before), unit, "number", m.start(), m.end())))
+        found.append((m.start(), Claim(value, raw.strip(), before, unit, "number", m.start(), m.end())))
         numbers += 1
     if len(found) > MAX_CLAIMS_PER_TEXT:
         keep = set(sorted(range(len(found)), key=lambda k: found[k][0])[:MAX_CLAIMS_PER_TEXT])
         found = [item for k, item in enumerate(found) if k in keep]
     return tuple(claim for _, claim in found)
+
+
+#: The claims of the last 8,192 texts read: one context is scored several times per call (signals,
+#: report, gate checks). Called with a text cut to the prefix read (plus the context window after its
+#: last value) and, optionally, its :func:`~ctxselect.text.claim_keys.claim_hints`.
+_claims_of = TextCache(_read_claims, 8192)
 
 
 def compare_claims(a: list[Claim], b: list[Claim], *, context_ratio: float = 90.0,
@@ -296,15 +301,17 @@ def _aligned_claims(claims: list[list[Claim]], context_ratio: float, min_context
             if len(words) >= min_context_words:
                 buckets.setdefault((c.kind, c.unit, " ".join(words[-2:])), []).append((t, c))
     aligned: dict[tuple[int, int], list[tuple[Claim, Claim]]] = {}
+    ratio, equal_align = fuzz.ratio, not 100 < context_ratio  # equal texts score 100
     for members in buckets.values():
         if (len(members) < 2 or len(members) > MAX_BUCKET_CLAIMS
-                or len({t for t, _ in members}) > MAX_BUCKET_TEXTS):
+                or (len(members) > MAX_BUCKET_TEXTS and len({t for t, _ in members}) > MAX_BUCKET_TEXTS)):
             continue
         for a in range(len(members)):
             ta, ca = members[a]
             for b in range(a + 1, len(members)):
                 tb, cb = members[b]
-                if ta == tb or fuzz.ratio(ca.before, cb.before) < context_ratio:
+                if ta == tb or (not equal_align if ca.before == cb.before
+                                else ratio(ca.before, cb.before) < context_ratio):
                     continue
                 if scopes is not None and not scopes.same(ta, ca, tb, cb):  # on the few joined pairs
                     continue
@@ -354,7 +361,9 @@ def find_claim_conflicts(texts, *, context_ratio: float = 90.0, min_context_word
     if titles is not None and len(titles) != len(texts):
         raise InputError(field="titles", expected=f"one per text ({len(texts)})", found=f"{len(titles)} titles")
     read = texts_to_read(texts, buffer, min_context_words, MAX_CLAIM_CHARS, extract_claims) if texts else None
-    claims = [extract_claims(t) if t and (read is None or read[k]) else [] for k, t in enumerate(texts)]
+    hints = claim_hints(buffer, read, MAX_CLAIM_CHARS, MAX_CLAIM_CHARS + 120) if buffer is not None else {}
+    claims = [list(_claims_of(t[:MAX_CLAIM_CHARS + 120], hints.get(k))) if t and (read is None or read[k]) else []
+              for k, t in enumerate(texts)]
     scopes = scope_reader(texts, titles)
     return settle(_aligned_claims(claims, context_ratio, min_context_words, scopes), scopes)
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
-from collections import Counter
+import threading
+from collections import Counter, OrderedDict
 from functools import lru_cache
 
 from ctxselect.model.tokens import WORD
 
-__all__ = ["content_terms", "number_text", "number_value", "numbers_in", "years_in", "STOPWORDS"]
+__all__ = ["content_terms", "number_text", "number_value", "numbers_in", "number_tokens", "numbers_of", "years_in",
+           "TextCache", "STOPWORDS"]
 
 # Each pattern of this module and of text/claims.py opens with what its first character must be, and
 # the look-behind that guards that character comes after it ("(?<![\w.,])\d" written
@@ -86,4 +88,54 @@ def number_text(value: float) -> str:
 def numbers_in(text: str) -> Counter:
     """Standalone numbers in a text ("w123" is a word, not a number), each read by
     :func:`number_value` and written by :func:`number_text` ("1,000" and "1000" are one number)."""
-    return Counter(number_text(number_value(token)) for token in _NUMBER.findall(text))
+    return numbers_of(number_tokens(text))
+
+
+def number_tokens(text: str, starts=None) -> list[str]:
+    """The standalone numbers of a text as written, in order (what :func:`numbers_in` reads);
+    ``starts`` (ascending, optional): every position where one may start, the only ones tried
+    (:func:`ctxselect.text.claim_keys.claim_hints` gives them)."""
+    if starts is None:
+        return _NUMBER.findall(text)
+    out, after = [], 0  # matches do not overlap: the next starts at or after the last one's end
+    for p in starts:
+        if p >= after and (m := _NUMBER.match(text, p)) is not None:
+            after = m.end()
+            out.append(m.group())
+    return out
+
+
+def numbers_of(tokens: list[str]) -> Counter:
+    """:func:`numbers_in` of a text from its :func:`number_tokens`."""
+    return Counter(map(_number_written, tokens))
+
+
+def _number_written(token: str) -> str:
+    return number_text(number_value(token))
+
+
+class TextCache:
+    """``read(text, *hints)`` cached for the last ``size`` texts (least recently used out; thread-safe).
+    The cache is keyed by the text alone: hints may change how a text is read, never what."""
+
+    def __init__(self, read, size: int):
+        self._read, self._size, self._lock, self._found = read, size, threading.Lock(), OrderedDict()
+        self.cache_clear = self._clear  # on the instance: what clears caches finds it there, not on the class
+
+    def __call__(self, text: str, *hints):
+        with self._lock:
+            found = self._found.get(text)
+            if found is not None:
+                self._found.move_to_end(text)
+                return found
+        found = self._read(text, *hints)
+        with self._lock:
+            self._found[text] = found
+            if len(self._found) > self._size:
+                self._found.popitem(last=False)
+        return found
+
+    def _clear(self) -> None:
+        """Forget every text."""
+        with self._lock:
+            self._found.clear()

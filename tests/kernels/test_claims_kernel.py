@@ -149,3 +149,44 @@ def test_blocks_and_the_parallel_path_of_the_wrapper(monkeypatch):
     blocks = candidate_keys(buf, offsets[:-1], offsets[1:], max_chars=50_000)
     for a, b in zip(whole, blocks):
         np.testing.assert_array_equal(a, b)
+
+
+# --- the claim hints kernel (ctxselect/kernels/claim_hints.py) against naive_claim_hints ---
+
+HINT_EDGE_TEXTS = EDGE_TEXTS + [
+    "12345", "1 2 3 4", "1.2,3_4 a5 _6 .7 ,8 -9", "3,559", "\x00\x01 7\x7f8 <b>9</b>", "jan", "ja", "JAN 5", "Dec.",
+    "x-ray", "december", "\u0663\u0664 people", "٣ 4", "ſept 5", "İ 5", "K 5 decade", "\u00a07\u20035", "café7 é8",
+    "a😀5 😀6", "5" * 300, "may" * 50, "\n".join(["7 x"] * 40), "decimals 3.14 and 2,5 and 1,234,567"]
+
+
+def hints(texts, max_chars=50_000, read_chars=50_120):
+    from ctxselect.kernels.claim_hints import _claim_hints
+    buf, offsets = text_buffer(texts)
+    indptr, where, flags = _claim_hints(buf if len(buf) else np.zeros(1, np.uint8), offsets[:-1], offsets[1:],
+                                        max_chars, read_chars, exotic_code_points())
+    return [(int(flags[t]), where[indptr[t]:indptr[t + 1]].tolist()) for t in range(len(texts))]
+
+
+@pytest.mark.parametrize("cut", [(50_000, 50_120), (3, 5), (1, 1), (0, 4), (7, 7)])
+def test_claim_hints_match_the_twin_on_fixed_and_edge_texts(cut):
+    from tests.naive.claims import naive_claim_hints
+    max_chars, read_chars = cut
+    got = hints(HINT_EDGE_TEXTS, max_chars, read_chars)
+    want = [naive_claim_hints(t, max_chars=max_chars, read_chars=read_chars) for t in HINT_EDGE_TEXTS]
+    assert got == want
+    if cut == (50_000, 50_120):  # not vacuous: every flag and some positions
+        assert {f for f, _ in got} >= {0, 1, 2, 3, 4} and sum(len(p) for _, p in got) > 50
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_claim_hints_match_the_twin_on_random_texts(seed):
+    from tests.naive.claims import naive_claim_hints
+    rng = random.Random(seed)
+    texts = [seeded_text(rng, rng.randint(0, 40), exotic=0.2) if rng.random() < 0.5 else seeded_fact_text(rng, 4)
+             for _ in range(40)]
+    texts += ["".join(chr(rng.choice([rng.randint(0, 0x7f), rng.randint(0x80, 0x7ff), rng.randint(0x800, 0xd7ff)]))
+                      for _ in range(rng.randint(0, 60))) for _ in range(40)]  # any code points, control characters
+    max_chars, read_chars = rng.choice([(50_000, 50_120), (20, 40), (5, 9)])
+    want = [naive_claim_hints(t, max_chars=max_chars, read_chars=read_chars) for t in texts]
+    assert hints(texts, max_chars, read_chars) == want
+    assert any(f == 4 for f, _ in want) and any(f & 1 for f, _ in want)

@@ -97,3 +97,47 @@ def naive_claim_keys(text, *, max_chars, window=80, need=4):
         if digit and (p == 0 or lower[p - 1] not in ".,"):
             entries.update((key, u) for u in _number_units(lower, p))
     return sorted(entries), 0
+
+
+_MONTH_PREFIXES = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+
+
+def naive_claim_hints(text, *, max_chars, read_chars):
+    """(flag, positions) of one text as ctxselect/kernels/claim_hints.py reads it (``text`` not yet
+    lower-cased): flag 4 for an exotic text (then nothing else), else 1 for an ASCII digit before
+    ``max_chars`` and 2 for a "-" or a month's first three letters among the first ``read_chars``
+    characters; the positions of the ASCII digits before ``max_chars`` not after an ASCII letter,
+    digit, "_", "." or ","."""
+    lower = text.lower()[:read_chars]
+    exotic = set(exotic_code_points().tolist())
+    if any(ord(c) in exotic for c in lower):
+        return 4, []
+    flag, positions = 0, []
+    for p, c in enumerate(lower):
+        if "0" <= c <= "9" and p < max_chars:
+            flag |= 1
+            if p == 0 or not (lower[p - 1].isascii() and (lower[p - 1].isalnum() or lower[p - 1] in "_.,")):
+                positions.append(p)
+    if "-" in lower or any(m in lower for m in _MONTH_PREFIXES):
+        flag |= 2
+    return flag, positions
+
+
+def naive_scope_free_difference(a, b):
+    """claim_scope._scope_free_difference with the common start and end found one character at a
+    time: the two windows hold the same digit runs and differ only in lower-case words that carry
+    no scope (digits, labels, numerals, periods), between their common start and end (24 characters
+    of each kept)."""
+    from ctxselect.text.claim_scope import _DIGITS, _SCOPE_WORDS, _WORD
+    start = 0
+    while start < min(len(a), len(b)) and a[start] == b[start]:
+        start += 1
+    end = 0
+    while end < min(len(a), len(b)) - start and a[len(a) - 1 - end] == b[len(b) - 1 - end]:
+        end += 1
+    head, tail = max(0, start - 24), max(0, end - 24)
+    a, b = a[head:len(a) - tail], b[head:len(b) - tail]
+    if sorted(_DIGITS.findall(a)) != sorted(_DIGITS.findall(b)):
+        return False
+    return all(w.islower() and w not in _SCOPE_WORDS and not w[-1].isdigit()
+               for w in set(_WORD.findall(a)) ^ set(_WORD.findall(b)))

@@ -129,9 +129,10 @@ def test_long_texts_cut_where_python_stops_reading():
 def test_generated_queries_are_equal_and_most_texts_skip_python(monkeypatch):
     texts = [c.text for c in generate_queries(queries=1, candidates=400, seed=2)[0].candidates]
     read = []
-    counting = lambda text: read.append(text) or claims_module._claims_of(text[:MAX_CLAIM_CHARS + 120])  # noqa: E731
-    monkeypatch.setattr(claims_module, "extract_claims", lambda text: list(counting(text)))
-    found = find_claim_conflicts(texts)
+    reader = claims_module._claims_of  # every text read in Python goes through the cache
+    claims_module._claims_of.cache_clear()
+    monkeypatch.setattr(claims_module, "_claims_of", lambda text, *hints: read.append(text) or reader(text, *hints))
+    found = find_claim_conflicts(texts, buffer=text_buffer(texts))
     monkeypatch.undo()
     assert same(found, naive_find_claim_conflicts(texts))
     assert 0 < len(read) < len(texts) // 4  # only texts sharing a join key are read in Python
@@ -175,3 +176,33 @@ def test_the_exotic_code_points_are_where_the_kernel_would_misread():
         assert len(low) == 1 and bool(re.match(r"\s", c)) == _is_space(ord(low)), hex(cp)
         assert not re.match(r"\d", c) and bool(re.match(r"\w", c)) == bool(re.match(r"\w", low)), hex(cp)
         assert c.isspace() == bool(re.match(r"\s", c)), hex(cp)  # str.split's whitespace is \s
+
+
+def _claim_rows(claims):
+    """Claims with the fields their equality leaves out (start, end)."""
+    return [(c.value, c.raw, c.before, c.unit, c.kind, c.start, c.end) for c in claims]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_reading_with_the_kernel_hints_reads_what_the_plain_patterns_read(seed):
+    """Claims read with claim_hints (the digit and date flags, the number starts) equal the plain
+    reading, positions included, on drawn texts (exotic ones read plainly), control characters,
+    non-ASCII digits, texts of only numbers and empty texts."""
+    import random
+
+    from ctxselect.text.claim_keys import claim_hints
+    from tests.text.claim_texts import seeded_fact_text, seeded_text
+
+    rng = random.Random(seed)
+    texts = [seeded_fact_text(rng, rng.randint(1, 8)) if rng.random() < 0.6 else seeded_text(rng, rng.randint(0, 30), 0.2)
+             for _ in range(150)]
+    texts += ["", "7", "1 2 3 4 5 6 7 8 9 10", "3,559 4,000 1.5 2,5", "\x00\x017\x7f 8\t9", "\u0663\u0664 people 5",
+              "<p>the storm outage affected <b>3,559</b> people</p>", "2021-03-03 2021-3-4", "x-5 y—6 3 March 2021"]
+    hinted = claim_hints(text_buffer(texts), None, MAX_CLAIM_CHARS, MAX_CLAIM_CHARS + 120)
+    assert len(hinted) > len(texts) // 2  # most texts take the hinted path
+    for k, text in enumerate(texts):
+        cut = text[:MAX_CLAIM_CHARS + 120]
+        if k in hinted:
+            assert _claim_rows(claims_module._read_claims(cut, hinted[k])) == _claim_rows(claims_module._read_claims(cut))
+    assert sum(len(claims_module._read_claims(t[:MAX_CLAIM_CHARS + 120])) for t in texts) > 100
+

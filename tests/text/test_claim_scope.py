@@ -201,3 +201,31 @@ def test_copies_agree_without_reading_scopes_only_when_their_scopes_match(monkey
             checked += 1
             assert reader.same(i, ca, j, cb) == reader.scope(i, ca).matches(reader.scope(j, cb)), (texts[i], texts[j])
     assert checked > 20 and passed
+
+
+def test_scope_free_difference_equals_its_twin_on_random_windows():
+    """The common start and end found by halving (only the unverified part compared) against the
+    character-by-character twin, on random windows and edits of them (case, digits, non-ASCII)."""
+    import random
+
+    from ctxselect.text.claim_scope import _scope_free_difference
+    from tests.naive.claims import naive_scope_free_difference
+
+    rng = random.Random(5)
+    alphabet = ["a", "b", " ", "c", "D", "1", "2", ".", "é", "Part", " per ", "x", "\n"]
+    outcomes = set()
+    for _ in range(4000):
+        a = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 60)))
+        b = list(a)
+        for _ in range(rng.randint(0, 3)):
+            k = rng.randint(0, len(b))
+            if rng.random() < 0.5:
+                b.insert(k, rng.choice(alphabet))
+            elif b:
+                b[min(k, len(b) - 1)] = rng.choice(alphabet)
+        b = "".join(b) if rng.random() < 0.85 else "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 60)))
+        got = _scope_free_difference(a, b)
+        assert got == naive_scope_free_difference(a, b), (a, b)
+        outcomes.add(got)
+    assert outcomes == {True, False}
+    assert _scope_free_difference("", "") and _scope_free_difference("same 3", "same 3")

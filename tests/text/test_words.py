@@ -1,5 +1,7 @@
 """The text helpers: content terms and years."""
 
+import pytest
+
 from ctxselect.text.words import content_terms, years_in
 
 
@@ -33,3 +35,31 @@ def test_a_chunk_writing_3_5_comma_1_2_near_a_copy_is_selected_without_a_traceba
              {"id": "b", "source": "s2", "tokens": 30, "relevance": 0.8, "text": base.format("4,100")}]
     sel = ctxselect.select(cands, {"token_budget": 100}, "how many homes were damaged?")
     assert sel.status in ("optimal", "empty") and set(sel.ids) | set(sel.excluded) == {"a", "b"}
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_number_tokens_tried_at_the_kernel_s_starts_are_the_pattern_s(seed):
+    """number_tokens with claim_hints' starts (what drift_pairs reads) equals the plain findall on
+    drawn texts, texts of only numbers, control characters and non-ASCII digits (exotic: plain)."""
+    import random
+
+    from ctxselect.packing import text_buffer
+    from ctxselect.text.claim_keys import claim_hints
+    from ctxselect.text.words import number_tokens
+    from tests.text.claim_texts import seeded_fact_text, seeded_text
+
+    rng = random.Random(seed)
+    texts = [seeded_text(rng, rng.randint(0, 40), 0.2) if rng.random() < 0.5 else seeded_fact_text(rng, 5)
+             for _ in range(200)]
+    texts += ["", "1", "1 2,3 4.5.6 7,000,000 8a 9_ _0 x1 1x", "3.5,1.2 1.2.3,456", "\x007\x01 8\x7f9",
+              "\u0663\u0664 5", "<td>12</td><td>3,4</td>", "١٢٣ 4", "5" * 200]
+    hints = claim_hints(text_buffer(texts), None, 1 << 62, 1 << 62)
+    assert len(hints) > len(texts) // 2
+    found = 0
+    for k, text in enumerate(texts):
+        if k in hints:
+            digit, _date, starts = hints[k]
+            got = number_tokens(text, starts) if digit else []
+            assert got == number_tokens(text), text
+            found += len(got)
+    assert found > 200

@@ -12,14 +12,16 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from itertools import islice
 
 import numpy as np
 
 from ctxselect.features.pairs import ConflictKind, ContradictionPairs
 from ctxselect.kernels.pairs import _differing_code_pairs
 from ctxselect.packing import PackedCandidates
+from ctxselect.text.claim_keys import EXOTIC, HAS_DIGIT, hinted_texts
 from ctxselect.text.claims import claim_titles, find_claim_conflicts
-from ctxselect.text.words import numbers_in, years_in
+from ctxselect.text.words import number_tokens, numbers_of, years_in
 
 __all__ = ["detect_contradictions", "merge_contradictions", "version_rank", "version_superseded", "drift_pairs", "claim_pairs",
            "CLAIM_ALL_TEXTS_LIMIT"]
@@ -61,25 +63,57 @@ def version_superseded(packed, vi, vj, rank) -> np.ndarray:
     return older
 
 
+_WHOLE_TEXT = 1 << 62  # claim_hints' reach for drift: every character
+
+
 def drift_pairs(packed: PackedCandidates, i: np.ndarray, j: np.ndarray):
     """Near-duplicate pairs whose texts each state a number the other does not — unless they are
     about different things: each names a year the other does not ("27 goals in 2018", "31 goals
-    in 2019"), or both carry a title (or section) and they differ (one template, two pages)."""
+    in 2019"), or both carry a title (or section) and they differ (one template, two pages).
+
+    Each text's numbers are read once; two texts that write the same numbers (the common case of a
+    near-duplicate) are settled on the written tokens, without reading their values."""
     keep = np.zeros(len(i), dtype=bool)
-    cache: dict[int, Counter] = {}
-    titles = claim_titles(packed.candidates)
+    candidates = packed.candidates
+    tokens: dict[int, list[str]] = {}
+    if len(i):  # where numbers may start in the pairs' texts, from the buffer (exotic texts: the plain pattern)
+        members = np.zeros(packed.n, dtype=bool)
+        members[i], members[j] = True, True
+        rows, bounds, positions, flags = hinted_texts(packed.text_buffer, members, _WHOLE_TEXT, _WHOLE_TEXT)
+        for k, (t, flag) in enumerate(zip(rows, flags)):
+            if not flag & EXOTIC:
+                tokens[t] = (sorted(number_tokens(candidates[t].text, islice(positions, bounds[k], bounds[k + 1])))
+                             if flag & HAS_DIGIT else [])
+    numbers: dict[int, Counter] = {}
+    years: dict[int, set[int]] = {}
+    titles = None
     for e, (a, b) in enumerate(zip(i.tolist(), j.tolist())):
-        na = cache.get(a)
+        ta = tokens.get(a)
+        if ta is None:
+            ta = tokens[a] = sorted(number_tokens(candidates[a].text))
+        tb = tokens.get(b)
+        if tb is None:
+            tb = tokens[b] = sorted(number_tokens(candidates[b].text))
+        if ta == tb:
+            continue  # the same numbers written alike: no number differs
+        na = numbers.get(a)
         if na is None:
-            na = cache[a] = numbers_in(packed.candidates[a].text)
-        nb = cache.get(b)
+            na = numbers[a] = numbers_of(ta)
+        nb = numbers.get(b)
         if nb is None:
-            nb = cache[b] = numbers_in(packed.candidates[b].text)
-        if not (na - nb and nb - na):
+            nb = numbers[b] = numbers_of(tb)
+        if na == nb or not (na - nb and nb - na):
             continue
-        ya, yb = set(years_in(packed.candidates[a].text)), set(years_in(packed.candidates[b].text))
-        ta, tb = titles[a], titles[b]
-        different_titles = any(x is not None and y is not None and x != y for x, y in zip(ta, tb))
+        ya = years.get(a)
+        if ya is None:
+            ya = years[a] = set(years_in(candidates[a].text))
+        yb = years.get(b)
+        if yb is None:
+            yb = years[b] = set(years_in(candidates[b].text))
+        if titles is None:
+            titles = claim_titles(candidates)
+        ta_, tb_ = titles[a], titles[b]
+        different_titles = any(x is not None and y is not None and x != y for x, y in zip(ta_, tb_))
         keep[e] = not (ya - yb and yb - ya) and not different_titles
     return i[keep], j[keep]
 
