@@ -22,6 +22,13 @@ __all__ = ["choose_core", "upper_bound"]
 
 #: Bisection steps of the Lagrangian bound (λ to 2^-30 of its range; each step is O(n)).
 BOUND_ITERATIONS = 30
+#: From this many eligible chunks the core is the LP's choice (below, the best values and values
+#: per token). Measured (benchmarks/latency.py instances, against each other or the proven optimum):
+#: at n = 2,000 (~1,650 eligible) both cores reached the same objective on 4 of 4 queries (the old
+#: one the proven optimum on 15 of 15) and CP-SAT proved the LP's core slower (16-38 against
+#: 17-28 ms); at n = 5,000 (~4,100) the old core reached the optimum on 5 of 5; at n = 10,000
+#: (~8,300) the LP's core was better on 3 of 4 (by 0.01-0.11 %), at 20,000 on 5 of 5 (0.18-1.26 %).
+LP_CORE_FROM = 5_000
 #: A hard field is split on (one bound per value, :func:`upper_bound`) when it has at most this
 #: many distinct values among the eligible chunks (each value costs one more bound).
 MAX_SPLIT_VALUES = 16
@@ -32,15 +39,33 @@ class _Relaxation:
     """The knapsack relaxation of one problem at one capacity: the eligible chunks grouped by
     source, and the bounds already computed (the core's choice and the reported bound share them)."""
 
+    problem: Problem
     eligible: np.ndarray          # positions, grouped by source (stable)
     tokens: np.ndarray
     value: np.ndarray             # each chunk's value
-    with_aspects: np.ndarray      # its value plus every aspect it covers
     all_aspects: float            # the whole coverage term
     source: np.ndarray
     caps: np.ndarray
     budget: float
-    forms: list = field(default_factory=list)  # [(bound, λ) with aspects per chunk, (bound, λ) values + all]
+    known: dict = field(default_factory=dict)
+
+    @property
+    def with_aspects(self) -> np.ndarray:
+        """Each chunk's value plus every aspect it covers (built on first use)."""
+        if "with_aspects" not in self.known:
+            gain = self.problem.aspect_gain
+            self.known["with_aspects"] = self.value + (self.problem.covers[self.eligible] @ gain if gain.size else 0.0)
+        return self.known["with_aspects"]
+
+    def form(self, aspects_per_chunk: bool) -> tuple[float, float]:
+        """(bound, λ) over every eligible chunk: of each chunk's value plus every aspect it covers,
+        or of the values alone plus the whole coverage term; each computed once."""
+        key = ("form", aspects_per_chunk)
+        if key not in self.known:
+            everything = np.ones(len(self.eligible), dtype=bool)
+            self.known[key] = (self.bound(everything, self.with_aspects, 0.0) if aspects_per_chunk
+                               else self.bound(everything, self.value, self.all_aspects))
+        return self.known[key]
 
     def bound(self, keep: np.ndarray, w: np.ndarray, extra: float) -> tuple[float, float]:
         """The LP bound over the chunks ``keep`` (bool over ``eligible``) worth ``w`` (plus
@@ -56,23 +81,19 @@ _RELAXATIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _relaxation(problem: Problem, capacity: int) -> _Relaxation:
-    """The problem's relaxation at ``capacity``, built and bounded once per problem."""
+    """The problem's relaxation at ``capacity``, built once per problem (its bounds on first use)."""
     known = _RELAXATIONS.setdefault(problem, {})
-    if capacity in known:
-        return known[capacity]
-    packed = problem.packed
-    eligible = np.flatnonzero(problem.eligible)
-    eligible = eligible[np.argsort(packed.source[eligible], kind="stable")]
-    value = problem.value[eligible].astype(np.float64)
-    r = _Relaxation(
-        eligible=eligible, tokens=packed.tokens[eligible].astype(np.float64), value=value,
-        with_aspects=value + (problem.covers[eligible] @ problem.aspect_gain if problem.aspect_gain.size else 0.0),
-        all_aspects=float(problem.aspect_gain.sum()), source=packed.source[eligible],
-        caps=packed.source_max.astype(np.int64), budget=float(capacity))
-    everything = np.ones(len(eligible), dtype=bool)
-    r.forms = [r.bound(everything, r.with_aspects, 0.0), r.bound(everything, r.value, r.all_aspects)]
-    known[capacity] = r
-    return r
+    if capacity not in known:
+        packed = problem.packed
+        eligible = np.flatnonzero(problem.eligible)
+        codes = packed.source[eligible]  # a radix sort when the codes fit in 16 bits (2 -> 0.5 ms at 41,000)
+        codes = codes.astype(np.int16) if len(packed.source_names) < 2**15 else codes
+        eligible = eligible[np.argsort(codes, kind="stable")]
+        known[capacity] = _Relaxation(
+            problem=problem, eligible=eligible, tokens=packed.tokens[eligible].astype(np.float64),
+            value=problem.value[eligible].astype(np.float64), all_aspects=float(problem.aspect_gain.sum()),
+            source=packed.source[eligible], caps=packed.source_max.astype(np.int64), budget=float(capacity))
+    return known[capacity]
 
 
 def upper_bound(problem: Problem, capacity: int, fields=None) -> float:
@@ -95,7 +116,7 @@ def upper_bound(problem: Problem, capacity: int, fields=None) -> float:
     queries at 2,000, where the core's solution was within 0.013 % of the whole problem's proven
     optimum on each."""
     r = _relaxation(problem, capacity)
-    (with_aspects, _), (plain, _) = r.forms
+    (with_aspects, _), (plain, _) = r.form(True), r.form(False)
     best = min(with_aspects, plain)
     w, extra = (r.value, r.all_aspects) if plain < with_aspects else (r.with_aspects, 0.0)  # the tighter form splits
     for f in problem.hard_fields if fields is None else fields:
@@ -123,8 +144,9 @@ def choose_core(problem: Problem, core_size: int, extra: list[np.ndarray], exact
                 capacity: int | None = None) -> np.ndarray:
     """Positions of the core: all eligible chunks when there are at most ``max(core_size,
     exact_up_to)``, else the ``core_size`` the LP relaxation values most at ``capacity`` tokens
-    (default: the gate's utilization ceiling) — value less λ per token, λ the LP's price of a token
-    — and the chunks the constraints need.
+    (default: the gate's utilization ceiling) — value less λ per token, λ the LP's price of a token —
+    from :data:`LP_CORE_FROM` eligible chunks (below, half the best values and half the best values
+    per token), and the chunks the constraints need.
 
     Measured on 5 generated queries at n = 20,000 (benchmarks/latency.py instances) against the
     whole problem's proven optimum: the core's solution was 0.18-1.26 % below it when the core held
@@ -134,15 +156,20 @@ def choose_core(problem: Problem, core_size: int, extra: list[np.ndarray], exact
     if len(eligible) <= max(core_size, exact_up_to):
         return eligible
     packed = problem.packed
-    r = _relaxation(problem, problem.capacity(True) if capacity is None else capacity)
-    lam = r.forms[1][1]  # the price of a token for the chunks' values
-    reduced = problem.value[eligible] - lam * packed.tokens[eligible]
-    picks = [eligible[_first(-reduced, core_size)]]
+    if len(eligible) >= LP_CORE_FROM:
+        r = _relaxation(problem, problem.capacity(True) if capacity is None else capacity)
+        lam = r.form(False)[1]  # the price of a token for the chunks' values
+        reduced = problem.value[eligible] - lam * packed.tokens[eligible]
+        picks = [eligible[_first(-reduced, core_size)]]
+    else:
+        value = problem.value[eligible]
+        per_token = value / packed.tokens[eligible]
+        picks = [eligible[_first(-value, core_size // 2)], eligible[_first(-per_token, core_size // 2)]]
     per_provider = max(2, core_size // 50)
-    covers = problem.covers[eligible]
+    negative = -problem.value
     for a in range(problem.aspect_gain.size):
-        coverers = eligible[covers[:, a]]
-        picks.append(coverers[_first(-problem.value[coverers], per_provider)])
+        coverers = np.flatnonzero(problem.covers[:, a] & problem.eligible)
+        picks.append(coverers[_first(negative[coverers], per_provider)])
     for s in np.flatnonzero(packed.source_min > 0).tolist():
         members = eligible[packed.source[eligible] == s]
         need = per_provider + int(packed.source_min[s])

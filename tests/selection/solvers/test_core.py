@@ -105,16 +105,20 @@ def test_the_split_bound_is_tighter_where_the_field_binds():
     assert split == pytest.approx(best)  # one strong chunk and the weak one: the LP is integral here
 
 
-def test_the_core_holds_what_the_lp_values_most():
+def test_the_core_holds_what_the_lp_values_most(monkeypatch):
     """Chunks of middling value and size that the LP fills the budget with (three of 30 tokens)
     are in a core of 4, where the best values (100-token chunks) and the best values per token
-    (1-token chunks of little worth) would have left them all out."""
+    (1-token chunks of little worth), the core below LP_CORE_FROM eligible chunks, leave one out."""
     from ctxselect.selection.api import prepare
+    from ctxselect.selection.solvers import core as core_module
     from ctxselect.selection.solvers.core import choose_core
 
     chunks = ([{"id": f"a{k}", "source": "s", "tokens": 100, "relevance": 1.0} for k in range(2)]
               + [{"id": f"b{k}", "source": "s", "tokens": 1, "relevance": 0.2} for k in range(2)]
               + [{"id": f"c{k}", "source": "s", "tokens": 30, "relevance": 0.9} for k in range(3)])
+    problem = prepare(chunks, {"token_budget": 100, "min_coverage": 0})
+    assert not {4, 5, 6} <= set(choose_core(problem, 4, [], 0).tolist())  # below LP_CORE_FROM: one left out
+    monkeypatch.setattr(core_module, "LP_CORE_FROM", 0)
     problem = prepare(chunks, {"token_budget": 100, "min_coverage": 0})
     core = choose_core(problem, 4, [], 0)
     assert {4, 5, 6} <= set(core.tolist()) and len(core) == 4
