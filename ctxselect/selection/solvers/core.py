@@ -39,7 +39,8 @@ class _Relaxation:
     """The knapsack relaxation of one problem at one capacity: the eligible chunks grouped by
     source, and the bounds already computed (the core's choice and the reported bound share them)."""
 
-    problem: Problem
+    covers: np.ndarray            # the problem's (n, aspects) cover matrix (never the Problem: the
+    aspect_gain: np.ndarray       # cache is keyed by it weakly, and a value holding it would keep it)
     eligible: np.ndarray          # positions, grouped by source (stable)
     tokens: np.ndarray
     value: np.ndarray             # each chunk's value
@@ -53,8 +54,8 @@ class _Relaxation:
     def with_aspects(self) -> np.ndarray:
         """Each chunk's value plus every aspect it covers (built on first use)."""
         if "with_aspects" not in self.known:
-            gain = self.problem.aspect_gain
-            self.known["with_aspects"] = self.value + (self.problem.covers[self.eligible] @ gain if gain.size else 0.0)
+            gain = self.aspect_gain
+            self.known["with_aspects"] = self.value + (self.covers[self.eligible] @ gain if gain.size else 0.0)
         return self.known["with_aspects"]
 
     def form(self, aspects_per_chunk: bool) -> tuple[float, float]:
@@ -90,7 +91,7 @@ def _relaxation(problem: Problem, capacity: int) -> _Relaxation:
         codes = codes.astype(np.int16) if len(packed.source_names) < 2**15 else codes
         eligible = eligible[np.argsort(codes, kind="stable")]
         known[capacity] = _Relaxation(
-            problem=problem, eligible=eligible, tokens=packed.tokens[eligible].astype(np.float64),
+            covers=problem.covers, aspect_gain=problem.aspect_gain, eligible=eligible, tokens=packed.tokens[eligible].astype(np.float64),
             value=problem.value[eligible].astype(np.float64), all_aspects=float(problem.aspect_gain.sum()),
             source=packed.source[eligible], caps=packed.source_max.astype(np.int64), budget=float(capacity))
     return known[capacity]

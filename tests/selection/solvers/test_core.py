@@ -125,3 +125,32 @@ def test_the_core_holds_what_the_lp_values_most(monkeypatch):
     whole = ctxselect.select(chunks, {"token_budget": 100, "min_coverage": 0})
     cored = ctxselect.select(chunks, {"token_budget": 100, "min_coverage": 0}, core_size=4, exact_up_to=0)
     assert cored.objective == pytest.approx(whole.objective)
+
+
+def test_the_relaxation_cache_keeps_no_problem_alive(monkeypatch):
+    """The relaxation is cached per problem in a WeakKeyDictionary: nothing it holds refers to the
+    problem, so a problem is freed once its call is over (a cached value holding it kept every
+    problem above LP_CORE_FROM eligible chunks alive for the life of the process)."""
+    import gc
+    import weakref
+
+    from ctxselect.evaluate.generate import generate_queries
+    from ctxselect.selection import api
+    from ctxselect.selection.solvers import core as core_module
+
+    monkeypatch.setattr(core_module, "LP_CORE_FROM", 0)
+    query = generate_queries(queries=1, candidates=80, seed=2)[0]
+    made = []
+    prepare = api.prepare
+
+    def keep_a_weak_reference(*args, **kwargs):
+        problem = prepare(*args, **kwargs)
+        made.append(weakref.ref(problem))
+        return problem
+
+    monkeypatch.setattr(api, "prepare", keep_a_weak_reference)
+    selection = ctxselect.select(query.candidates, query.requirements, query.query, core_size=10, exact_up_to=0)
+    assert selection.status == "feasible" and made
+    del selection
+    gc.collect()
+    assert all(ref() is None for ref in made)
