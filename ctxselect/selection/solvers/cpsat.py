@@ -35,7 +35,7 @@ from ctxselect.selection.solvers.model_data import (
     gate_rows,
     one_value_groups,
     penalty_pairs,
-    scaled as _scaled,
+    scaled,
 )
 
 __all__ = ["OptimalResult", "load_solver", "solve_optimal", "SCALE", "upper_bound", "choose_core"]
@@ -236,15 +236,15 @@ def solve_optimal(
             b.linear(x, rows["stale"], -_INT64_MAX, 0)
 
     # objective: values, aspect gains, pair penalties (z >= x_i + x_j - 1)
-    b.maximize(x, _scaled(problem.value[core]))
+    b.maximize(x, scaled(problem.value[core]))
     if y_vars:
-        b.maximize([y for y, _ in y_vars], _scaled(y_gain))
+        b.maximize([y for y, _ in y_vars], scaled(y_gain))
     z_pairs = penalty_pairs(problem, var_of, fields, forbidden)
     if z_pairs:
         first = b.new_bools(len(z_pairs))
         for k, (va, vc, _p) in enumerate(z_pairs):
             b.linear([va, vc, first + k], [1, 1, -1], -_INT64_MAX, 1)
-        b.maximize(list(range(first, first + len(z_pairs))), [-c for c in _scaled([p for _, _, p in z_pairs])])
+        b.maximize(list(range(first, first + len(z_pairs))), [-c for c in scaled([p for _, _, p in z_pairs])])
     if enforce_gate and gate.max_contradiction_density > 0 and len(con):
         _contradiction_density_limit(b, var_of, con, gate.max_contradiction_density, len(x))
 
