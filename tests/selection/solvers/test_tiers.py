@@ -115,6 +115,39 @@ def test_the_time_limit_counts_the_stages_before_the_solver(monkeypatch):
     assert ctxselect.select(chunks, reqs, time_limit=1).status_reason == "proven optimal"
 
 
+def test_the_grace_ends_where_the_call_may_end(monkeypatch):
+    """The grace after a late start reaches no further than the time limit plus its allowed overrun
+    (20 %, at least 20 ms), less the report's reserve: here 0.5 s + 0.1 s, of which 0.56 s were
+    spent before the solver, so less than GRACE_SHARE's 0.04 s is left (and never below MIN_GRACE)."""
+    import math
+    import time
+
+    import ctxselect.selection.api as api
+    import ctxselect.selection.solvers.tiers as tiers
+    from ctxselect.selection.solvers.cpsat import OptimalResult
+
+    given = []
+
+    def silent(problem, **kw):
+        given.append(kw["time_limit"])
+        return OptimalResult(None, "unknown", math.inf, -math.inf, True, {})
+
+    real_prepare = api.prepare
+
+    def prepare(*args, **kwargs):
+        problem = real_prepare(*args, **kwargs)
+        time.sleep(0.56)
+        return problem
+
+    api._load_once()
+    monkeypatch.setattr(tiers, "solve_optimal", silent)
+    monkeypatch.setattr(api, "prepare", prepare)
+    chunks = [{"id": f"c{k}", "source": "s", "tokens": 10, "relevance": 0.1 * k} for k in range(5)]
+    sel = ctxselect.select(chunks, {"token_budget": 25, "min_coverage": 0}, time_limit=0.5)
+    assert sel.status == "fallback"
+    assert len(given) == 1 and tiers.MIN_GRACE <= given[0] < tiers.GRACE_SHARE * 0.5
+
+
 def test_a_tier_after_an_infeasible_one_still_gets_a_solve(monkeypatch):
     """When the gate tier's solve used the time and proved it infeasible, the next tier still runs
     (at least 10 ms) instead of a fallback claiming the solver never ran."""
