@@ -176,14 +176,14 @@ def text_buffer(texts: Iterable[str], *, lower: bool = True) -> tuple[np.ndarray
     text) keep their three-byte form; no bytes at all give one zero byte, so a kernel always gets
     a non-empty array (the offsets still say: no bytes).
 
-    ASCII texts are joined, lowered and encoded in one call each (ASCII lowers character by
-    character, one byte each); other texts one by one (Greek capital sigma lowers by its
+    ASCII texts are joined, encoded and lowered in one call each (ASCII lowers byte by byte);
+    other texts one by one (Greek capital sigma lowers by its
     neighbours: a final sigma stays final in its own text)."""
     texts = texts if isinstance(texts, (list, tuple)) else list(texts)
     joined = "".join(texts)
     lengths: Iterable[int]
     if joined.isascii():
-        data = (joined.lower() if lower else joined).encode("ascii")
+        data = joined.encode("ascii").lower() if lower else joined.encode("ascii")  # bytes.lower: 18 vs 32 ms at 24 MB
         lengths = map(len, texts)
     else:
         parts = [(t.lower() if lower else t).encode("utf-8", "surrogatepass") for t in texts]

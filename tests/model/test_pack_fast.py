@@ -351,7 +351,8 @@ SIGMA_TEXTS = st.lists(st.text(alphabet=st.sampled_from(["Σ", "σ", "ς", "A", 
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.one_of(SIGMA_TEXTS, st.lists(st.text(max_size=8), max_size=6)), st.booleans())
+@given(st.one_of(SIGMA_TEXTS, st.lists(st.text(max_size=8), max_size=6),
+                 st.lists(st.text(st.characters(max_codepoint=127), max_size=12), max_size=6)), st.booleans())
 def test_text_buffer_equals_per_text_encoding(texts, lower):
     buf, offsets = text_buffer(texts, lower=lower)
     want_buf, want_offsets = naive_text_buffer(texts, lower=lower)
