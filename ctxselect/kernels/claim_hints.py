@@ -28,7 +28,14 @@ def _claim_hints(buf, starts, ends, max_chars, read_chars, exotic):
     (indptr, positions, flags). Positions (character indices below ``max_chars``): each ASCII digit not
     after an ASCII letter, digit, "_", "." or "," (where a number may start). Flags: :data:`HAS_DIGIT` a
     digit below ``max_chars``, :data:`MAY_HOLD_DATE` a "-" or a month's first three letters,
-    :data:`EXOTIC` an exotic code point (nothing else is reported for that text)."""
+    :data:`EXOTIC` an exotic code point (nothing else is reported for that text).
+
+    Month prefixes are found as their third letter is read, from the run of lower-case ASCII letters
+    so far (its last two letters): one branch per letter instead of reading two bytes
+    ahead (the same positions: the three letters lie within the text and ``read_chars``). At 50,000
+    candidates (7,078 texts, 3.5 MB), alternating in one process: 20.6 -> 16.9 ms (a rolling code of
+    the last two letters, ``code % 26 * 26 + letter``, was 1.6x slower than the look-ahead: a chain
+    of arithmetic from letter to letter)."""
     n = starts.shape[0]
     indptr = np.zeros(n + 1, dtype=np.int64)
     where = np.empty(max(np.sum(ends - starts) // 2 + n, 1), dtype=np.int64)
@@ -36,6 +43,7 @@ def _claim_hints(buf, starts, ends, max_chars, read_chars, exotic):
     count = 0
     for t in range(n):
         start, end, continuation, previous, flag, first = starts[t], ends[t], 0, 0, 0, count
+        run, second, third = 0, 0, 0  # lower-case ASCII letters just read; the last two (a = 0)
         for pos in range(start, end):
             b, ci = buf[pos], pos - start - continuation
             if ci >= read_chars:
@@ -50,8 +58,16 @@ def _claim_hints(buf, starts, ends, max_chars, read_chars, exotic):
                     if cp >= exotic[0] and exotic[min(np.searchsorted(exotic, cp), exotic.shape[0] - 1)] == cp:
                         flag, count = EXOTIC, first
                         break
-                previous = 0
+                previous, run = 0, 0
                 continue
+            if 97 <= b <= 122:
+                letter = np.int64(b) - 97
+                if run >= 2 and _MONTHS3[second * 676 + third * 26 + letter]:
+                    flag |= MAY_HOLD_DATE
+                second, third, run = third, letter, run + 1
+                previous = b
+                continue
+            run = 0
             if 48 <= b <= 57:
                 if ci < max_chars:
                     flag |= HAS_DIGIT
@@ -60,10 +76,6 @@ def _claim_hints(buf, starts, ends, max_chars, read_chars, exotic):
                         count += 1
             elif b == 45:
                 flag |= MAY_HOLD_DATE
-            elif (97 <= b <= 122 and pos + 3 <= end and ci + 3 <= read_chars and 97 <= buf[pos + 1] <= 122
-                  and 97 <= buf[pos + 2] <= 122):
-                if _MONTHS3[(np.int64(b) - 97) * 676 + (np.int64(buf[pos + 1]) - 97) * 26 + np.int64(buf[pos + 2]) - 97]:
-                    flag |= MAY_HOLD_DATE
             previous = b
         flags[t], indptr[t + 1] = flag, count
     return indptr, where[:count], flags

@@ -41,6 +41,9 @@ from ctxselect._config import parallel, serial, serial_twin
 
 _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
+# the prime's inverse modulo 2^64: (h * inverse) ^ b is the state before the step that read byte b, so a
+# stem's hash is the word's with its last steps undone, not read again (text_probes at 50,000: -3 %, CPU)
+_FNV_INVERSE = np.uint64(0xCE965057AFF6957B)
 _S, _E, _I, _Y = 115, 101, 105, 121  # ASCII s, e, i, y
 _BYTE_CLASS = np.repeat(np.array([0, 2], dtype=np.uint8), 128)  # 0 ASCII separator, 1 alphanumeric, 2 not ASCII
 _BYTE_CLASS[48:58] = _BYTE_CLASS[65:91] = _BYTE_CLASS[97:123] = 1
@@ -183,17 +186,12 @@ def _scan_texts(buf, offsets, first, last, stop_bits, stop_keys, stop_index, sto
             if chars < 2:
                 continue
             whole = h  # the word's state before stemming, for the stopword check
-            if chars >= 4 and buf[p - 1] == _S and buf[p - 2] != _S:
-                cut = p - 1  # -s
-                if chars >= 6 and buf[p - 2] == _E and buf[p - 3] == _I:
-                    cut = p - 3  # -ies -> -y
+            if chars >= 4 and buf[p - 1] == _S and buf[p - 2] != _S:  # the stem's state: the last steps undone
+                h = (h * _FNV_INVERSE) ^ uint64(_S)  # -s
+                if chars >= 6 and buf[p - 2] == _E and buf[p - 3] == _I:  # -ies -> -y
+                    h = (((((h * _FNV_INVERSE) ^ uint64(_E)) * _FNV_INVERSE) ^ uint64(_I)) ^ uint64(_Y)) * _FNV_PRIME
                 elif chars >= 7 and buf[p - 2] == _E and buf[p - 3] == _S and buf[p - 4] == _S:
-                    cut = p - 2  # -sses -> -ss
-                h = _FNV_OFFSET
-                for q in range(word_start, cut):
-                    h = (h ^ uint64(buf[q])) * _FNV_PRIME
-                if cut == p - 3:
-                    h = (h ^ uint64(_Y)) * _FNV_PRIME
+                    h = (h * _FNV_INVERSE) ^ uint64(_E)  # -sses -> -ss
             column = -1
             if listing:
                 term = _mix64(h)

@@ -156,7 +156,8 @@ def test_blocks_and_the_parallel_path_of_the_wrapper(monkeypatch):
 HINT_EDGE_TEXTS = EDGE_TEXTS + [
     "12345", "1 2 3 4", "1.2,3_4 a5 _6 .7 ,8 -9", "3,559", "\x00\x01 7\x7f8 <b>9</b>", "jan", "ja", "JAN 5", "Dec.",
     "x-ray", "december", "\u0663\u0664 people", "٣ 4", "ſept 5", "İ 5", "K 5 decade", "\u00a07\u20035", "café7 é8",
-    "a😀5 😀6", "5" * 300, "may" * 50, "\n".join(["7 x"] * 40), "decimals 3.14 and 2,5 and 1,234,567"]
+    "a😀5 😀6", "5" * 300, "may" * 50, "\n".join(["7 x"] * 40), "decimals 3.14 and 2,5 and 1,234,567",
+    "abcdjan", "abcdejan", "ma\u00e9r mar", "m-ar ma1r maé", "xjunx", "ma", "ju", "fooapr", "décembre", "😀oct", "s.sep"]
 
 
 def hints(texts, max_chars=50_000, read_chars=50_120):

@@ -22,6 +22,7 @@ from ctxselect.kernels.minhash import (
     _signature_similarity,
     _signatures,
     _signatures_serial,
+    _word_hashes,
 )
 from ctxselect.packing import text_buffer
 from tests.naive.signals import (
@@ -33,6 +34,8 @@ from tests.naive.signals import (
     naive_signature,
     naive_signature_similarity,
     naive_words,
+    naive_lsh_pair_list,
+    naive_byte_words,
 )
 
 VOCAB = [f"w{k}" for k in range(60)] + ["ünïcode", "naïve", "2024", "3,559"]
@@ -217,3 +220,50 @@ def test_lsh_pairs_edges():
     many = np.repeat(np.arange(300, dtype=np.uint64) % np.uint64(7), 1)[None, :]  # output grows past its start
     i, j = _lsh_pairs(many, 400)
     assert len(i) == sum(c * (c - 1) // 2 for c in np.bincount(np.arange(300) % 7))
+
+
+def test_word_hashes_follow_the_byte_classes_on_any_bytes():
+    """Random bytes (invalid UTF-8: stray continuation bytes after letters, after separators, after a
+    word's lead) give the words of the one-loop byte-class reading (naive_byte_words)."""
+    rng = np.random.default_rng(5)
+    for size in (0, 1, 2, 3, 50, 4000):
+        data = rng.integers(0, 256, size).astype(np.uint8)
+        data[rng.random(size) < 0.3] = 0x80  # many continuation bytes
+        out = np.empty(size // 2 + 1, dtype=np.uint64)
+        count = _word_hashes(data, 0, size, out)
+        assert out[:count].tolist() == naive_byte_words(data.tolist())
+    assert naive_byte_words(list(b"ab\x80 \xc3\xa9\x80x")) == naive_byte_words(list(b"ab")) + naive_byte_words(
+        list(b"\xc3\xa9\x80x"))  # not vacuous: the stray byte after "b" separates, after "é" it joins
+
+
+@pytest.mark.parametrize("kernel", ALL_PAIRS.values(), ids=ALL_PAIRS.keys())
+@pytest.mark.parametrize("bins", [128, 300])
+def test_all_pairs_above_when_low_bytes_agree(kernel, bins):
+    """Bins that differ only above their low byte pass the low-byte filter: the pair is still decided
+    on the whole bins (the filter only rejects). 300 bins: 38 words of prints, counted in chunks."""
+    rng = np.random.default_rng(9)
+    base = rng.integers(0, 2**62, bins).astype(np.uint64)
+    rows = np.repeat(base[None, :], 6, axis=0)
+    for t, differing in enumerate((0, 40, bins // 2 - 1, bins // 2, bins // 2 + 1, bins)):
+        rows[t, :differing] += np.uint64(1 << 40)  # same low byte, another value
+    rows[5, :] = EMPTY  # an empty text
+    for threshold in (0.0, 0.49, 0.5, 0.51, 0.7, 1.0):
+        got = as_dict(*kernel(rows, threshold))
+        assert got == naive_pairs_above(rows_of(rows), threshold)
+        assert list(got) == sorted(got)
+    got = as_dict(*kernel(rows, 0.5))  # not vacuous: (0, 4) agrees on every low byte, on half the bins less one
+    assert (0, 3) in got and (0, 4) not in got and len(got) == 9
+
+
+def test_lsh_pairs_come_in_bucket_order_with_half_equal_keys():
+    """Pairs in the documented order (band, then bucket by first text, then members in text order)
+    with keys that share the table slot and one 32-bit half of another bucket's key."""
+    rng = np.random.default_rng(3)
+    halves = np.array([0, 1 << 32, (1 << 32) + 1, 1, 7 << 40, (7 << 40) + (1 << 20)], dtype=np.uint64)
+    keys = rng.choice(halves, (3, 60)).astype(np.uint64)
+    keys[rng.random((3, 60)) < 0.1] = EMPTY
+    for max_bucket in (1, 5, 400):
+        i, j = _lsh_pairs(keys, max_bucket)
+        want = naive_lsh_pair_list([[int(k) for k in band] for band in keys], max_bucket)
+        assert list(zip(i.tolist(), j.tolist())) == want
+        assert len(want) > 60

@@ -193,3 +193,41 @@ def naive_bucket_pairs(keys, max_bucket):
 def naive_lsh_pairs(keys_by_band, max_bucket):
     """Per band, the set of :func:`naive_bucket_pairs` of its keys."""
     return [naive_bucket_pairs(keys, max_bucket) for keys in keys_by_band]
+
+
+def naive_lsh_pair_list(keys_by_band, max_bucket):
+    """The pairs of :func:`naive_lsh_pairs` in the kernel's order: band by band, buckets by their
+    first text, each member's pairs (or its chain link) in text order."""
+    out = []
+    for keys in keys_by_band:
+        buckets = {}
+        for t, key in enumerate(keys):
+            if key != EMPTY:
+                buckets.setdefault(key, []).append(t)  # dicts keep first-appearance order
+        for members in buckets.values():
+            if len(members) > max_bucket:
+                out.extend(zip(members, members[1:]))
+            else:
+                out.extend((a, b) for x, a in enumerate(members) for b in members[x + 1:])
+    return out
+
+
+def naive_byte_words(data):
+    """The FNV-1a hashes of the words of the byte list ``data``, read byte by byte: a byte's class
+    (an ASCII letter or digit, a lead byte 0xC3-0xEF: a word byte; a continuation byte 0x80-0xBF:
+    the class of the last other byte) decides; any bytes, valid UTF-8 or not."""
+    words, h, in_word, lead_is_word = [], None, False, False
+    for b in data:
+        if 0x80 <= b < 0xC0:
+            is_word = lead_is_word
+        else:
+            is_word = chr(b).isascii() and chr(b).isalnum() or 0xC3 <= b < 0xF0
+            lead_is_word = 0xC3 <= b < 0xF0
+        if is_word:
+            h = (0xCBF29CE484222325 if not in_word else h) ^ b
+            h = (h * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+            in_word = True
+        elif in_word:
+            words.append(h)
+            in_word = False
+    return words + ([h] if in_word else [])
