@@ -11,7 +11,10 @@ Large candidate sets are cut to a core: every eligible chunk up to ``exact_up_to
 problem, proven optimal); beyond it the ``core_size`` chunks the LP relaxation values most,
 plus the baselines' selections and the best providers of every required aspect and source. On a core the result is optimal for the core only,
 reported as ``feasible`` with a bound for the whole problem (the LP relaxation of the knapsack under
-the per-source caps: :func:`ctxselect.selection.solvers.core.upper_bound`).
+the per-source caps: :func:`ctxselect.selection.solvers.core.upper_bound`). Our branch and bound
+(:mod:`ctxselect.selection.solvers.exact`) runs first on the same model of the same core (the whole
+set up to EXACT_MAX_CORE, the values' core below LP_CORE_FROM eligible): its proof is the answer,
+else its best selection is CP-SAT's hint.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """The exact selector's fast path: the branch and bound of :mod:`ctxselect.kernels.bnb` on the
-model CP-SAT solves (:func:`ctxselect.selection.solvers.cpsat.solve_optimal`), when the core is the
-whole eligible set.
+model CP-SAT solves (:func:`ctxselect.selection.solvers.cpsat.solve_optimal`) on the same core: the
+whole eligible set, or (below ``LP_CORE_FROM`` eligible chunks) the core of the best values and
+values per token, whose proven optimum is the core's only (reported "feasible", as CP-SAT's is).
 
 The kernel's arrays are built from the Problem as the CP-SAT model reads it
 (:mod:`ctxselect.selection.solvers.model_data`): the same integer objective (values, aspect gains
@@ -33,8 +34,8 @@ from ctxselect.selection.solvers.model_data import (
     scaled,
 )
 
-__all__ = ["ExactOutcome", "EXACT_MAX_CORE", "EXACT_SHARE", "NODE_LIMIT", "CORE_NODE_LIMIT", "exact_arrays", "run_search", "solve_exact",
-           "load_exact"]
+__all__ = ["ExactOutcome", "EXACT_MAX_CORE", "EXACT_SHARE", "NODE_LIMIT", "CORE_NODE_LIMIT", "exact_arrays",
+           "run_search", "solve_exact", "load_exact"]
 
 #: The branch and bound runs first up to this many eligible chunks. Measured (benchmarks/latency.py,
 #: 2026-12-01, base and this in the same minutes): select() CPU p50 at n = 200 (~170 eligible)
