@@ -1,6 +1,7 @@
 """The exact selector's fast path: the branch and bound of :mod:`ctxselect.kernels.bnb` on the
-model CP-SAT solves (:func:`ctxselect.selection.solvers.cpsat.solve_optimal`), when the core is the
-whole eligible set.
+model CP-SAT solves (:func:`ctxselect.selection.solvers.cpsat.solve_optimal`) on the same core: the
+whole eligible set, or (below ``LP_CORE_FROM`` eligible chunks) the core of the best values and
+values per token, whose proven optimum is the core's only (reported "feasible", as CP-SAT's is).
 
 The kernel's arrays are built from the Problem as the CP-SAT model reads it
 (:mod:`ctxselect.selection.solvers.model_data`): the same integer objective (values, aspect gains
@@ -33,8 +34,8 @@ from ctxselect.selection.solvers.model_data import (
     scaled,
 )
 
-__all__ = ["ExactOutcome", "EXACT_MAX_CORE", "EXACT_SHARE", "NODE_LIMIT", "exact_arrays", "run_search", "solve_exact",
-           "load_exact"]
+__all__ = ["ExactOutcome", "EXACT_MAX_CORE", "EXACT_SHARE", "NODE_LIMIT", "CORE_NODE_LIMIT", "exact_arrays",
+           "run_search", "solve_exact", "load_exact"]
 
 #: The branch and bound runs first up to this many eligible chunks. Measured (benchmarks/latency.py,
 #: 2026-12-01, base and this in the same minutes): select() CPU p50 at n = 200 (~170 eligible)
@@ -43,6 +44,11 @@ EXACT_MAX_CORE = 500
 #: Nodes before the branch and bound hands its incumbent to CP-SAT: 1-5 ms at ~170 chunks, 12-29 ms
 #: at ~410. Within it, 36 of 50 generated queries prove at n = 200, 35 of 50 at n = 500.
 NODE_LIMIT = 5_000
+#: The same on a core smaller than the eligible set (CP-SAT's hint when it stops there). Measured
+#: on the ~200-chunk cores of 15 generated queries at n = 2,000 (benchmarks/latency.py instances):
+#: 10 proved within 689-2,754 nodes (1-6 ms; CP-SAT took 10-29 ms on them), 2 in 8,324 and 11,921
+#: nodes (10-13 ms: no faster than CP-SAT), 3 not in 400,000; 3,000 nodes cost 3-5 ms.
+CORE_NODE_LIMIT = 3_000
 #: The largest Σ |coefficients| of the integer objective the kernel takes: its bound is computed in
 #: floats (2^-53 relative, over a few thousand operations) and must err by less than 1/2 a unit.
 MAX_MAGNITUDE = 1e12
@@ -76,14 +82,31 @@ def _csr(m: int, items, *values):
 
 
 def exact_arrays(problem: Problem, *, enforce_gate: bool, enforce_sources: bool, ceiling: bool | None,
-                 hint: np.ndarray | None) -> tuple | None:
-    """The kernel's arguments (before the node limit and deadline) for the whole eligible set, or
-    None when the model has a feature the kernel does not have, or "impossible" when a row can
-    hold for no selection (as CP-SAT's builder finds it)."""
+                 hint: np.ndarray | None, core: np.ndarray | None = None) -> tuple | None:
+    """The kernel's arguments (before the node limit and deadline).
+
+    Parameters
+    ----------
+    problem : Problem
+        The problem whose integer model CP-SAT would build.
+    enforce_gate, enforce_sources, ceiling : bool
+        The tier, as :func:`ctxselect.selection.solvers.cpsat.solve_optimal` takes it.
+    hint : ndarray of bool or None
+        A selection over all candidates, the first incumbent when it meets every constraint.
+    core : ndarray of int, optional
+        The sorted candidate positions the model is built on (CP-SAT's core); default: every
+        eligible chunk.
+
+    Returns
+    -------
+    tuple or str or None
+        ``(core, arguments)``; None when the model has a feature the kernel does not have;
+        "impossible" when a row can hold for no selection (as CP-SAT's builder finds it).
+    """
     packed = problem.packed
     reqs = packed.requirements
     gate = reqs.gate
-    core = np.flatnonzero(problem.eligible)
+    core = np.flatnonzero(problem.eligible) if core is None else np.asarray(core, dtype=np.int64)
     m = len(core)
     var_of = np.full(problem.n, -1, dtype=np.int64)
     var_of[core] = np.arange(m)
@@ -167,12 +190,14 @@ def exact_arrays(problem: Problem, *, enforce_gate: bool, enforce_sources: bool,
 
 
 def solve_exact(problem: Problem, *, enforce_gate: bool, enforce_sources: bool, ceiling: bool | None,
-                hint: np.ndarray | None, deadline: float, node_limit: int = NODE_LIMIT) -> ExactOutcome | None:
-    """The branch and bound on the whole eligible set until ``deadline`` (a ``time.perf_counter()``
-    instant) or ``node_limit`` nodes; None when the model is not supported (module docstring)."""
+                hint: np.ndarray | None, deadline: float, node_limit: int = NODE_LIMIT,
+                core: np.ndarray | None = None) -> ExactOutcome | None:
+    """The branch and bound on ``core`` (sorted candidate positions; default: the whole eligible
+    set) until ``deadline`` (a ``time.perf_counter()`` instant) or ``node_limit`` nodes; None when
+    the model is not supported (module docstring). "optimal" is the optimum of the core's model."""
     started = time.perf_counter()
     built = exact_arrays(problem, enforce_gate=enforce_gate, enforce_sources=enforce_sources, ceiling=ceiling,
-                         hint=hint)
+                         hint=hint, core=core)
     if built is None:
         return None
     made = time.perf_counter()
