@@ -124,19 +124,23 @@ def test_invariants(instance):
         outcome = _exact(problem, gate_on, sources_on, node_limit=limit)
         if outcome is None or outcome.mask is None:
             continue
-        mask = outcome.mask
-        assert problem.packed.tokens[mask].sum() <= problem.capacity(True)
-        assert not (mask & ~problem.eligible).any()
-        forbid_all, fields = conflict_fields(problem, gate_on)
-        var_of = np.arange(problem.n)
-        for a, c in forbidden_pairs(problem, var_of, forbid_all, fields):
-            assert not (mask[a] and mask[c])
-        for group in problem.groups:
-            assert mask[group].sum() <= 1
-        for f in fields:
-            values = problem.packed.field_values[mask, f]
-            assert len(set(values[values >= 0].tolist())) <= 1
-        assert not violations(problem, mask, enforce_gate=False, enforce_sources=False, ceiling=True)
+        assert_hard_constraints(problem, outcome.mask, gate_on)
+
+
+def assert_hard_constraints(problem, mask, gate_on: bool) -> None:
+    """Within the budget (the utilization ceiling), eligible chunks only, no forbidden pair, at most
+    one chunk of a near-duplicate cluster, one value of each hard field."""
+    assert problem.packed.tokens[mask].sum() <= problem.capacity(True)
+    assert not (mask & ~problem.eligible).any()
+    forbid_all, fields = conflict_fields(problem, gate_on)
+    for a, c in forbidden_pairs(problem, np.arange(problem.n), forbid_all, fields):
+        assert not (mask[a] and mask[c])
+    for group in problem.groups:
+        assert mask[group].sum() <= 1
+    for f in fields:
+        values = problem.packed.field_values[mask, f]
+        assert len(set(values[values >= 0].tolist())) <= 1
+    assert not violations(problem, mask, enforce_gate=False, enforce_sources=False, ceiling=True)
 
 
 def test_select_loads_the_kernels_before_its_time_limit():

@@ -17,7 +17,8 @@ from ctxselect.selection.problem import score
 from ctxselect.selection.solvers import cpsat
 from ctxselect.selection.solvers.core import choose_core, upper_bound
 from ctxselect.selection.solvers.exact import solve_exact
-from ctxselect.selection.solvers.model_data import conflict_fields, forbidden_pairs
+from ctxselect.selection.solvers.model_data import conflict_fields
+from tests.selection.solvers.test_exact import assert_hard_constraints
 from tests.strategies import random_instance, selection_instances
 
 TIERS = [(True, True), (False, True), (False, False)]
@@ -143,17 +144,8 @@ def test_invariants_on_a_core(instance):
         for mask in (None if outcome is None else outcome.mask, result.mask):
             if mask is None:
                 continue
-            assert problem.packed.tokens[mask].sum() <= problem.capacity(True)
-            assert not (mask & ~problem.eligible).any() and not (mask & ~in_core).any()
-            forbid_all, fields = conflict_fields(problem, gate_on)
-            for a, c in forbidden_pairs(problem, np.arange(problem.n), forbid_all, fields):
-                assert not (mask[a] and mask[c])
-            for group in problem.groups:
-                assert mask[group].sum() <= 1
-            for f in fields:
-                values = problem.packed.field_values[mask, f]
-                assert len(set(values[values >= 0].tolist())) <= 1
-            assert not violations(problem, mask, enforce_gate=False, enforce_sources=False, ceiling=True)
+            assert not (mask & ~in_core).any()
+            assert_hard_constraints(problem, mask, gate_on)
 
 
 def test_the_lp_s_core_is_left_to_cp_sat(monkeypatch):
