@@ -30,15 +30,19 @@ def _best_hint(problem: Problem, candidates: list[np.ndarray], enforce_gate: boo
     return candidates[scored[0][1]]
 
 
-#: When packing and signals alone used the time limit, the solver still gets this share of it (at
-#: least MIN_GRACE seconds) on the core, instead of handing back a baseline: the call overruns by
-#: that much, and the status reason says so. 0.08: the core chosen by the LP's price of a token
-#: costs ~8 ms more to choose at n = 50,000, and with 0.05 CP-SAT then found no selection in 1 of 3
-#: generated queries (the baseline came back, at 0.99 x greedy's objective instead of ~1.6 x).
+#: When packing and signals alone used the time limit (less than the least grace is left), the
+#: solver still gets this share of it (at least MIN_GRACE seconds and MIN_GRACE_PER_CANDIDATE a
+#: candidate) on the core, instead of handing back a baseline: the call overruns by that much, and
+#: the status reason says so. In that grace the branch and bound alone searches the core
+#: (``quick``): CP-SAT found no selection in 20 ms on the LP's core at n = 50,000.
 GRACE_SHARE = 0.08
 MIN_GRACE = 0.02
+#: ... plus this much per candidate: the core's choice and the branch and bound's arrays take
+#: ~10 + 10 ms at n = 50,000, and its best selection reached 99.4-100.1 % of CP-SAT's full-time
+#: objective after 20 ms more (3 generated queries), the baselines' best 61-64 %.
+MIN_GRACE_PER_CANDIDATE = 1e-6
 #: How far the whole call may run past its time limit: this share of the limit or OVERRUN[1]
-#: seconds, whichever is larger. A grace never reaches past it, unless MIN_GRACE does.
+#: seconds, whichever is larger. A grace never reaches past it, unless its least does.
 OVERRUN = (0.2, 0.02)
 
 #: Time kept back from the solver for what follows it (score, assembly order, report and reasons):
@@ -72,13 +76,15 @@ def run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core
     for name, gate_on, sources_on in tiers:
         hint = _best_hint(problem, baseline_masks, gate_on, sources_on, enforce_gate)
         remaining = deadline - time.perf_counter()
-        late = remaining <= 0 and not tried
+        least = MIN_GRACE + MIN_GRACE_PER_CANDIDATE * problem.n
+        late = remaining < least and not tried  # (what is left would not let the solver start)
         if late:  # the stages before the solver overran the limit: a short grace on the core, said
             before = sum(timings.get(k, 0.0) for k in ("pack", "signals", "problem"))
             overrun = (f"time limit of {time_limit:g} s spent before the solver (packing, signals and the "
-                       f"problem took {before:.3g} s, the baselines {timings['baselines']:.3g} s)")
+                       f"problem took {before:.3g} s, the baselines {timings['baselines']:.3g} s, and "
+                       f"{REPORT_RESERVE[0] + REPORT_RESERVE[1] * problem.n:.2g} s is kept for the report)")
             room = deadline + max(OVERRUN[0] * time_limit, OVERRUN[1]) - time.perf_counter()
-            remaining = max(min(GRACE_SHARE * time_limit, room), MIN_GRACE)
+            remaining = max(min(GRACE_SHARE * time_limit, room), least)
         # a tier after an infeasible one gets at least 10 ms: proving the next tier is often quick
         remaining = max(remaining, 0.01) if tried else remaining
         tried = True
@@ -86,23 +92,25 @@ def run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core
         if name == "none" and problem.packed.source_min.any():
             most = solve_optimal(problem, enforce_gate=False, enforce_sources=False, hint=hint,
                                  time_limit=remaining / 2, core_size=core_size, core_extra=baseline_masks,
-                                 exact_up_to=0 if late else exact_up_to, ceiling=enforce_gate, maximize_sources=True)
+                                 exact_up_to=0 if late else exact_up_to, ceiling=enforce_gate, maximize_sources=True,
+                             quick=late)
             _add_timings(timings, most.timings)
             target = sources_met(problem, most.mask) if most.mask is not None else 0
             remaining = max(deadline - time.perf_counter(), 0.01)
             most_proven = most.status == "optimal"
         result = solve_optimal(problem, enforce_gate=gate_on, enforce_sources=sources_on, hint=hint,
                                time_limit=remaining, core_size=core_size, core_extra=baseline_masks,
-                               exact_up_to=0 if late else exact_up_to, ceiling=enforce_gate, sources_met=target)
+                               exact_up_to=0 if late else exact_up_to, ceiling=enforce_gate, sources_met=target,
+                               quick=late)
         _add_timings(timings, result.timings)
         if result.status in ("optimal", "feasible"):
             info.update(status=result.status, bound=result.bound, gate_on=gate_on)
             if result.status == "optimal":
                 info["reason"] = "proven optimal"
             elif not result.core_is_full:
-                info["reason"] = (f"optimal on a core of {core_size} candidates (more than {exact_up_to} are "
-                                  "eligible); the bound is "
-                                  "a relaxation of the whole problem")
+                info["reason"] = (f"{'optimal' if result.core_proven else 'the best found in the time left'} on a "
+                                  f"core of {core_size} candidates (more than {exact_up_to} are eligible); the "
+                                  "bound is a relaxation of the whole problem")
             else:
                 info["reason"] = f"time limit of {time_limit:g} s reached before optimality was proven"
             if late:

@@ -164,3 +164,32 @@ def test_the_lp_s_core_is_left_to_cp_sat(monkeypatch):
     cpsat.solve_optimal(problem, enforce_gate=True, enforce_sources=True, hint=None, time_limit=20.0,
                         core_size=30, exact_up_to=0, ceiling=True)
     assert ran
+
+
+def test_a_late_grace_answers_with_the_branch_and_bounds_best_on_any_core(monkeypatch):
+    """quick (a late grace): the branch and bound searches even the LP's core, to the end of the
+    time, and its best selection is the answer (CP-SAT does not run); without quick the LP's core
+    is left to CP-SAT."""
+    query = generate_queries(queries=1, candidates=400, seed=5)[0]
+    problem = prepare(query.candidates, query.requirements, query.query)
+    monkeypatch.setattr(cpsat, "LP_CORE_FROM", 0)  # this core counts as the LP's
+
+    def no_cp_sat(*args, **kwargs):
+        raise AssertionError("CP-SAT ran")
+
+    monkeypatch.setattr(cpsat, "_solve_proto", no_cp_sat)
+    started = time.perf_counter()
+    result = cpsat.solve_optimal(problem, enforce_gate=True, enforce_sources=True, hint=None, time_limit=0.05,
+                                 core_size=40, exact_up_to=0, ceiling=True, quick=True)
+    assert time.perf_counter() - started < 5.0
+    assert result.mask is not None and (result.status, result.core_is_full) == ("feasible", False)
+    assert_hard_constraints(problem, result.mask, True)
+    assert result.bound >= result.solver_objective - 1e-9
+    assert score(problem, result.mask) == pytest.approx(result.solver_objective, abs=1e-4)
+    if not result.core_proven:
+        fields = conflict_fields(problem, True)[1]
+        assert result.bound == pytest.approx(max(upper_bound(problem, problem.capacity(True), fields),
+                                                 result.solver_objective))
+    with pytest.raises(AssertionError, match="CP-SAT ran"):
+        cpsat.solve_optimal(problem, enforce_gate=True, enforce_sources=True, hint=None, time_limit=0.05,
+                            core_size=40, exact_up_to=0, ceiling=True)
