@@ -3,6 +3,7 @@
 Public API
 ----------
 select(candidates, requirements)   choose the context: optimizer or baselines, with reasons
+warm_up()                           load the solver and kernels now (at start-up), not in a first call
 ContextSelector(budget=...)         the same with a configuration held by an object (thread-safe)
 inspect(chunks, requirements)      score a context: the quality vector and the gate
 trace(chunks, prompts) / audit(...) which chunks reached the prompt; RAGScope's audit
@@ -54,6 +55,7 @@ _EXPORTS = {
     "Selection": "ctxselect.selection.api",
     "ContextSelector": "ctxselect.selection.selector",
     "select": "ctxselect.selection.api",
+    "warm_up": "ctxselect.selection.warmup",
     "ObjectiveWeights": "ctxselect.selection.problem",
     "score": "ctxselect.selection.problem",
     "Method": "ctxselect.selection.solvers.registry",
@@ -104,6 +106,7 @@ if TYPE_CHECKING:  # the eager imports, for type checkers and IDEs
     from ctxselect.quality.score import quality_score
     from ctxselect.quality.vector import METRIC_NAMES
     from ctxselect.selection.api import Selection, select
+    from ctxselect.selection.warmup import warm_up
     from ctxselect.selection.selector import ContextSelector
     from ctxselect.selection.problem import ObjectiveWeights, score
     from ctxselect.selection.solvers.registry import Method, Order
@@ -145,6 +148,7 @@ __all__ = [
     "read_dump",
     "score",
     "select",
+    "warm_up",
     "ContextSelector",
     "Selection",
     "set_token_counter",

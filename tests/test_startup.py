@@ -53,3 +53,39 @@ def test_the_public_names_load_on_first_use():
         assert "no_such_name" in str(error)
     else:
         raise AssertionError("an unknown name must raise AttributeError")
+
+
+def test_warm_up_loads_every_kernel_a_select_runs():
+    """In a fresh process, after ``warm_up()`` no ``select()`` of any method, with text, a question,
+    claims, conflict fields, versions or embeddings, at n = 40 and 700 (LSH banding), loads or
+    compiles a kernel (Numba's ``_compile_for_args`` is the path of both); a second ``warm_up()``
+    returns 0.0, and two threads warming up at once both come back."""
+    code = """
+import json, sys, threading
+from numba.core import dispatcher
+loaded = []
+original = dispatcher.Dispatcher._compile_for_args
+def spy(self, *args, **kwargs):
+    loaded.append(self.py_func.__name__)
+    return original(self, *args, **kwargs)
+dispatcher.Dispatcher._compile_for_args = spy
+import ctxselect
+from ctxselect.evaluate.generate import generate_queries
+spent = []
+threads = [threading.Thread(target=lambda: spent.append(ctxselect.warm_up())) for _ in range(2)]
+for t in threads: t.start()
+for t in threads: t.join()
+warmed = len(loaded)
+loaded.clear()
+for dim in (0, 16):
+    for n in (40, 700):
+        q = generate_queries(queries=1, candidates=n, seed=n + dim, embedding_dim=dim)[0]
+        for method in ctxselect.Method:
+            assert ctxselect.select(q.candidates, q.requirements, q.query, method=method).ids
+print(json.dumps({"spent": spent, "again": ctxselect.warm_up(), "warmed": warmed, "later": loaded}))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=600)
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert result["later"] == []
+    assert result["warmed"] > 10 and len(result["spent"]) == 2 and max(result["spent"]) > 0
+    assert result["again"] == 0.0

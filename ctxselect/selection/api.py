@@ -14,7 +14,6 @@ from ctxselect._config import TOLERANCE
 from ctxselect._runtime import pauses_collection
 from ctxselect.errors import InputError
 from ctxselect.features.compute import signals as compute_signals
-from ctxselect.features.similarity import minhash_pairs, text_signatures
 from ctxselect.model import validation as checks
 from ctxselect.model.candidate import Candidate
 from ctxselect.model.requirements import Requirements
@@ -28,10 +27,8 @@ from ctxselect.selection.diagnosis import empty_reason
 from ctxselect.selection.explain import exclusion_reasons, unresolved_entries
 from ctxselect.selection.problem import ObjectiveWeights, Problem, build_problem, marginal_gains, score
 from ctxselect.selection.solvers.registry import BASELINES, Method, Order, assembly_order
-from ctxselect.selection.solvers.core import upper_bound
-from ctxselect.selection.solvers.cpsat import load_solver
-from ctxselect.selection.solvers.exact import load_exact
 from ctxselect.selection.solvers.tiers import run_optimal
+from ctxselect.selection.warmup import _load_once
 
 __all__ = ["Selection", "select", "prepare"]
 
@@ -165,35 +162,6 @@ def prepare(
     t3 = time.perf_counter()
     timings.update(pack=t1 - t0, signals=t2 - t1, problem=t3 - t2)
     return problem
-
-
-_LOADED = False
-
-
-def _load_once() -> None:
-    """Once per process, before the first optimal call's clock starts: import OR-Tools and load
-    (or compile) the kernels a call uses, on a tiny query with text, a question naming a year,
-    claims, a conflict field, versions and embeddings. Without it the first call of a process spent
-    0.5-1 s of its ``time_limit`` loading code (50 s with an empty kernel cache) and returned the
-    fallback baseline where later calls prove the optimum."""
-    global _LOADED
-    if _LOADED:
-        return
-    load_solver()
-    load_exact()  # the branch and bound that solves small models before CP-SAT
-    texts = ["The river flooded 3,559 homes in the northern valley district in March 2021 says the report",
-             "The river flooded 4,100 homes in the northern valley district in March 2021 says the report"]
-    for embeddings in (None, [[1.0, 0.0], [0.9, 0.1]]):
-        chunks = [{"id": f"w{k}", "source": "s", "tokens": 5, "relevance": 0.5, "text": t, "doc_id": "d",
-                   "version": str(k), "fields": {"f": k}, "timestamp": 1.0e9, "title": "River floods",
-                   **({"embedding": embeddings[k]} if embeddings else {})} for k, t in enumerate(texts)]
-        problem = prepare(chunks, {"token_budget": 10, "conflict_fields": ["f"], "now": 1.1e9}, "floods in 2021?")
-    upper_bound(problem, problem.capacity(True))  # the core's bound kernel
-    minhash_pairs(text_signatures(texts)[0], 0.5, exhaustive=False)  # LSH banding (n >= 634 only)
-    for method in (Method.GREEDY, Method.DENSITY):  # the optimizer's hints (the baselines ignore the time limit)
-        BASELINES[method](problem)
-    marginal_gains(problem, np.arange(problem.n), np.zeros(problem.aspect_gain.size, dtype=bool), np.zeros(problem.n))
-    _LOADED = True
 
 
 #: The keyword options of :func:`ctxselect.signals`, read once from its signature.
