@@ -4,8 +4,10 @@ calls."""
 
 import gc
 import inspect
+import os
 import sys
 import threading
+import warnings
 
 import pytest
 
@@ -59,7 +61,10 @@ def test_the_collector_is_left_as_the_caller_had_it(collector_on):
     assert not gc.isenabled()  # the caller's pause is kept
 
 
-def test_the_pause_ends_with_the_last_concurrent_call(collector_on):
+def test_the_pause_ends_with_the_call_that_began_it(collector_on):
+    """A call overlapping another thread's runs inside its pause; the pause ends with the call that
+    began it, so threads that always have a call running still collect (with a pause counted to
+    the last concurrent call, this fails: the collector stayed off)."""
     inside, release = threading.Event(), threading.Event()
 
     def other():
@@ -72,14 +77,51 @@ def test_the_pause_ends_with_the_last_concurrent_call(collector_on):
         thread.start()
         assert inside.wait(10)
         assert not gc.isenabled()
-    assert not gc.isenabled()  # the other thread's call still runs
+    assert gc.isenabled()  # the other thread's call still runs, outside any pause now
     release.set()
     thread.join(10)
     assert gc.isenabled()
     with collection_paused():
         with collection_paused():
             pass
-        assert not gc.isenabled()
+        assert not gc.isenabled()  # a nested call leaves the outer pause alone
+    assert gc.isenabled()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+def test_a_child_forked_during_another_threads_call_collects(collector_on):
+    """The thread whose call paused the collector does not exist in a forked child: the child
+    resumes it (without the fork handler its collector stayed off for good)."""
+    inside, release = threading.Event(), threading.Event()
+
+    def other():
+        with collection_paused():
+            inside.set()
+            release.wait(10)
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    try:
+        assert inside.wait(10) and not gc.isenabled()
+        read, write = os.pipe()
+        with warnings.catch_warnings():  # Python 3.12+ warns of forking a process with threads
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
+        if pid == 0:  # the child: report and leave at once
+            try:
+                with collection_paused():
+                    pass
+                os.write(write, b"1" if gc.isenabled() else b"0")
+            finally:
+                os._exit(0)
+        os.close(write)
+        reported = os.read(read, 1)
+        os.close(read)
+        os.waitpid(pid, 0)
+    finally:
+        release.set()
+        thread.join(10)
+    assert reported == b"1"
     assert gc.isenabled()
 
 

@@ -58,7 +58,8 @@ def test_the_public_names_load_on_first_use():
 def test_warm_up_loads_every_kernel_a_select_runs():
     """In a fresh process, after ``warm_up()`` no ``select()`` of any method, with text, a question,
     claims, conflict fields, versions or embeddings, at n = 40 and 700 (LSH banding), loads or
-    compiles a kernel (Numba's ``_compile_for_args`` is the path of both); a second ``warm_up()``
+    compiles a kernel (Numba's ``_compile_for_args`` is the path of both), nor one at n = 5,200
+    (the claim kernels on a copied sub-buffer); a second ``warm_up()``
     returns 0.0, and two threads warming up at once both come back."""
     code = """
 import json, sys, threading
@@ -82,6 +83,8 @@ for dim in (0, 16):
         q = generate_queries(queries=1, candidates=n, seed=n + dim, embedding_dim=dim)[0]
         for method in ctxselect.Method:
             assert ctxselect.select(q.candidates, q.requirements, q.query, method=method).ids
+q = generate_queries(queries=1, candidates=5200, seed=1)[0]  # claims among the redundant pairs only
+assert ctxselect.select(q.candidates, q.requirements, q.query).ids
 print(json.dumps({"spent": spent, "again": ctxselect.warm_up(), "warmed": warmed, "later": loaded}))
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=600)

@@ -31,7 +31,8 @@ from ctxselect.selection.solvers.core import (  # upper_bound re-exported
     choose_core,
     upper_bound,
 )
-from ctxselect.selection.solvers.exact import CORE_NODE_LIMIT, EXACT_MAX_CORE, EXACT_SHARE, NODE_LIMIT, solve_exact
+from ctxselect.selection.solvers.exact import (CORE_NODE_LIMIT, EXACT_MAX_CORE, EXACT_SHARE, NODE_LIMIT, QUICK_MAX_CORE,
+                                               solve_exact)
 from ctxselect.selection.solvers.model_data import (
     cluster_parts,
     conflict_fields,
@@ -151,8 +152,8 @@ def solve_optimal(
     minimums: ``maximize_sources`` maximises met = Σ_s min(chunks of s, its minimum) instead of the
     objective; ``sources_met`` requires met ≥ that many (the objective as usual). ``quick`` (a
     short grace after a late start): the branch and bound alone searches the core until the time
-    limit, whatever the core, and its best selection is the answer; CP-SAT runs only when it finds
-    none or does not take the model."""
+    limit (the LP's core too, up to QUICK_MAX_CORE chunks), and its best selection is the answer;
+    CP-SAT runs only when it finds none, does not take the model or the core is larger."""
     import time
 
     started = time.perf_counter()
@@ -171,7 +172,8 @@ def solve_optimal(
     # the LP's core at n = 50,000, where the branch and bound's best after 20 ms was 99.4-100.1 % of
     # CP-SAT's full-time objective on 3 of 3 queries (the baselines' best: 61-64 %)
     exact_fits = core_is_full or int(problem.eligible.sum()) < LP_CORE_FROM or quick
-    if len(core) <= EXACT_MAX_CORE and exact_fits and not maximize_sources and sources_met is None:
+    small = len(core) <= (QUICK_MAX_CORE if quick else EXACT_MAX_CORE)
+    if small and exact_fits and not maximize_sources and sources_met is None:
         exact = solve_exact(problem, enforce_gate=enforce_gate, enforce_sources=enforce_sources, ceiling=ceiling,
                             hint=hint, deadline=started + (time_limit if quick else EXACT_SHARE * time_limit),
                             core=core, node_limit=10**12 if quick else NODE_LIMIT if core_is_full else CORE_NODE_LIMIT)

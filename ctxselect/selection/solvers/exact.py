@@ -35,12 +35,19 @@ from ctxselect.selection.solvers.model_data import (
 )
 
 __all__ = ["ExactOutcome", "EXACT_MAX_CORE", "EXACT_SHARE", "NODE_LIMIT", "CORE_NODE_LIMIT", "exact_arrays",
-           "run_search", "solve_exact", "load_exact"]
+           "run_search", "solve_exact", "load_exact", "QUICK_MAX_CORE"]
 
 #: The branch and bound runs first up to this many eligible chunks. Measured (benchmarks/latency.py,
 #: 2026-12-01, base and this in the same minutes): select() CPU p50 at n = 200 (~170 eligible)
 #: 24.1 / 20.3 -> 14.9 / 14.5 ms; at n = 500 (~410 eligible) 89.8 / 76.4 -> 60.0 / 60.2 ms.
 EXACT_MAX_CORE = 500
+#: In a late grace (``quick``) the branch and bound searches a core of up to this many chunks (the
+#: core holds the baselines' selections, so it can pass EXACT_MAX_CORE): with time_limit=1 ms,
+#: generated queries at n = 2,000, 4,000 and 8,000 gave cores of 571-576, 1,125 and 2,228-2,280
+#: chunks, where the branch and bound found a selection in its ~20 ms grace (arrays 1-8 ms) and
+#: CP-SAT had found none (fallback). On a 13,032-chunk core (n = 50,000, a budget holding 13,000
+#: chunks) it found none either and its arrays cost ~60 ms more: such cores stay CP-SAT's.
+QUICK_MAX_CORE = 5_000
 #: Nodes before the branch and bound hands its incumbent to CP-SAT: 1-5 ms at ~170 chunks, 12-29 ms
 #: at ~410. Within it, 36 of 50 generated queries prove at n = 200, 35 of 50 at n = 500.
 NODE_LIMIT = 5_000

@@ -46,7 +46,7 @@ MIN_GRACE_PER_CANDIDATE = 1e-6
 OVERRUN = (0.2, 0.02)
 
 #: Time kept back from the solver for what follows it (score, assembly order, report and reasons):
-#: a fixed part and a part per candidate, about twice the report stage measured with the collector
+#: a fixed part and a part per candidate, 1.5-3 times the report stage measured with the collector
 #: paused (2026-12-01: 0.9 ms at n = 200, 2.3 ms at 2,000, 14 ms at 20,000, 42-66 ms at 50,000).
 REPORT_RESERVE = (0.002, 2e-6)
 
@@ -80,7 +80,9 @@ def run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core
         late = remaining < least and not tried  # (what is left would not let the solver start)
         if late:  # the stages before the solver overran the limit: a short grace on the core, said
             before = sum(timings.get(k, 0.0) for k in ("pack", "signals", "problem"))
-            overrun = (f"time limit of {time_limit:g} s spent before the solver (packing, signals and the "
+            spent = ("spent before the solver" if remaining <= 0 else
+                     f"left the solver {remaining:.2g} s, less than its least grace of {least:.2g} s")
+            overrun = (f"time limit of {time_limit:g} s {spent} (packing, signals and the "
                        f"problem took {before:.3g} s, the baselines {timings['baselines']:.3g} s, and "
                        f"{REPORT_RESERVE[0] + REPORT_RESERVE[1] * problem.n:.2g} s is kept for the report)")
             room = deadline + max(OVERRUN[0] * time_limit, OVERRUN[1]) - time.perf_counter()
@@ -109,7 +111,7 @@ def run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core
                 info["reason"] = "proven optimal"
             elif not result.core_is_full:
                 info["reason"] = (f"{'optimal' if result.core_proven else 'the best found in the time left'} on a "
-                                  f"core of {core_size} candidates (more than {exact_up_to} are eligible); the "
+                                  f"core of {core_size} candidates ({int(problem.eligible.sum())} are eligible); the "
                                   "bound is a relaxation of the whole problem")
             else:
                 info["reason"] = f"time limit of {time_limit:g} s reached before optimality was proven"

@@ -18,6 +18,7 @@ from ctxselect.selection.solvers import cpsat
 from ctxselect.selection.solvers.core import choose_core, upper_bound
 from ctxselect.selection.solvers.exact import solve_exact
 from ctxselect.selection.solvers.model_data import conflict_fields
+from ctxselect.selection.warmup import warm_up
 from tests.selection.solvers.test_exact import assert_hard_constraints
 from tests.strategies import random_instance, selection_instances
 
@@ -170,6 +171,7 @@ def test_a_late_grace_answers_with_the_branch_and_bounds_best_on_any_core(monkey
     """quick (a late grace): the branch and bound searches even the LP's core, to the end of the
     time, and its best selection is the answer (CP-SAT does not run); without quick the LP's core
     is left to CP-SAT."""
+    warm_up()  # the kernels loaded before the 50 ms start (run alone, loading them took the time)
     query = generate_queries(queries=1, candidates=400, seed=5)[0]
     problem = prepare(query.candidates, query.requirements, query.query)
     monkeypatch.setattr(cpsat, "LP_CORE_FROM", 0)  # this core counts as the LP's
@@ -193,3 +195,28 @@ def test_a_late_grace_answers_with_the_branch_and_bounds_best_on_any_core(monkey
     with pytest.raises(AssertionError, match="CP-SAT ran"):
         cpsat.solve_optimal(problem, enforce_gate=True, enforce_sources=True, hint=None, time_limit=0.05,
                             core_size=40, exact_up_to=0, ceiling=True)
+
+
+def test_a_late_grace_searches_cores_above_the_exact_limit_up_to_the_quick_one(monkeypatch):
+    """In a late grace the core holds the baselines' selections and can pass EXACT_MAX_CORE (571-576
+    chunks for generated queries at n = 2,000): the branch and bound still answers up to
+    QUICK_MAX_CORE (the old limit left such cores to CP-SAT, which found nothing in the grace);
+    above it CP-SAT runs."""
+    warm_up()
+    query = generate_queries(queries=1, candidates=400, seed=5)[0]
+    problem = prepare(query.candidates, query.requirements, query.query)
+    monkeypatch.setattr(cpsat, "LP_CORE_FROM", 0)
+    monkeypatch.setattr(cpsat, "EXACT_MAX_CORE", 10)  # the core (40 + the baselines') is above it
+
+    def no_cp_sat(*args, **kwargs):
+        raise AssertionError("CP-SAT ran")
+
+    monkeypatch.setattr(cpsat, "_solve_proto", no_cp_sat)
+    kwargs = dict(enforce_gate=True, enforce_sources=True, hint=None, time_limit=0.05, core_size=40, exact_up_to=0,
+                  ceiling=True, quick=True)
+    result = cpsat.solve_optimal(problem, **kwargs)
+    assert result.mask is not None and result.status == "feasible"
+    assert_hard_constraints(problem, result.mask, True)
+    monkeypatch.setattr(cpsat, "QUICK_MAX_CORE", 10)
+    with pytest.raises(AssertionError, match="CP-SAT ran"):
+        cpsat.solve_optimal(problem, **kwargs)
