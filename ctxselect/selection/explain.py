@@ -99,13 +99,12 @@ def _disagreeing_selected(packed, mask: np.ndarray, fields) -> np.ndarray:
     chosen = np.flatnonzero(mask)
     for f in fields:
         column = packed.field_values[:, f]
-        values, first = np.unique(column[chosen], return_index=True)
-        keep = values >= 0
-        values, reps = values[keep], chosen[first[keep]]
-        if len(values) == 0:
+        firsts = _first_selected_values(column[chosen], chosen)
+        if firsts is None:
             continue
+        value, rep, other_rep = firsts
         present = (column >= 0) & (partner < 0)
-        other = np.where(column == values[0], reps[1] if len(values) > 1 else -1, reps[0])
+        other = np.where(column == value, other_rep, rep)
         partner = np.where(present, other, partner)
     if packed.requirements.version_conflicts:
         # the first selected chunk of another version of the same document: per document, the
@@ -113,25 +112,59 @@ def _disagreeing_selected(packed, mask: np.ndarray, fields) -> np.ndarray:
         versioned = (packed.doc >= 0) & (packed.version >= 0)
         first: dict[int, tuple[int, int]] = {}
         second: dict[int, int] = {}
-        for c in chosen[versioned[chosen]].tolist():
-            d, v = int(packed.doc[c]), int(packed.version[c])
+        picked = chosen[versioned[chosen]]
+        for c, d, v in zip(picked.tolist(), packed.doc[picked].tolist(), packed.version[picked].tolist()):
             if d not in first:
                 first[d] = (c, v)
             elif d not in second and v != first[d][1]:
                 second[d] = c
-        if first:  # per document: c1, v1 and c2 as arrays, then every other versioned chunk at once
+        if first:
+            rows = np.flatnonzero(versioned & (partner < 0))
+            if len(rows) <= _FEW:  # a loop over them
+                for r, d, v in zip(rows.tolist(), packed.doc[rows].tolist(), packed.version[rows].tolist()):
+                    if d in first:
+                        other_chunk = first[d][0] if v != first[d][1] else second.get(d, -1)
+                        if other_chunk >= 0:
+                            partner[r] = other_chunk
+                return partner
+            # per document: c1, v1 and c2 as arrays, then every other versioned chunk at once
             n_docs = int(packed.doc.max()) + 1
             c1, v1, c2 = (np.full(n_docs, -1, dtype=np.int64) for _ in range(3))
             for d, (c, v) in first.items():
                 c1[d], v1[d] = c, v
             for d, c in second.items():
                 c2[d] = c
-            rows = np.flatnonzero(versioned & (partner < 0))
             docs = packed.doc[rows]
             other = np.where(packed.version[rows] != v1[docs], c1[docs], c2[docs])
             hit = (c1[docs] >= 0) & (other >= 0)
             partner[rows[hit]] = other[hit]
     return partner
+
+
+#: Up to this many chunks, a pass of :func:`_disagreeing_selected` loops over them in Python (a
+#: NumPy call costs as much as ~30 steps of the loop); above it, the arrays.
+_FEW = 64
+
+
+def _first_selected_values(codes: np.ndarray, chosen: np.ndarray) -> tuple[int, int, int] | None:
+    """The smallest present code of the selected chunks ``chosen`` (``codes``: theirs), the first of
+    them that carries it and the first that carries the next code (-1 when none); None when none
+    carries a code."""
+    if len(chosen) <= _FEW:
+        firsts: dict[int, int] = {}
+        for c, v in zip(chosen.tolist(), codes.tolist()):
+            if v >= 0 and v not in firsts:
+                firsts[v] = c
+        if not firsts:
+            return None
+        values = sorted(firsts)[:2]
+        return values[0], firsts[values[0]], firsts[values[1]] if len(values) > 1 else -1
+    values, first = np.unique(codes, return_index=True)
+    keep = values >= 0
+    values, reps = values[keep], chosen[first[keep]]
+    if len(values) == 0:
+        return None
+    return int(values[0]), int(reps[0]), int(reps[1]) if len(values) > 1 else -1
 
 
 def exclusion_reasons(problem: Problem, mask: np.ndarray, *, enforce_gate: bool,
@@ -164,17 +197,6 @@ def exclusion_reasons(problem: Problem, mask: np.ndarray, *, enforce_gate: bool,
     counts = np.bincount(packed.source[mask], minlength=len(packed.source_names))
     n_selected = int(mask.sum())
     red = problem.signals.redundancy
-    r_ptr, r_nb, r_w = adjacency(problem.n, red.i, red.j, red.weight)
-    # each chunk's penalties with the selected chunks, without a second copy of the pair list
-    pi, pj, pw = problem.pair_i, problem.pair_j, problem.pair_penalty
-    to_selected = mask[pi]
-    penalty = np.bincount(pi[mask[pj]], weights=pw[mask[pj]], minlength=problem.n).astype(np.float64)
-    penalty += np.bincount(pj[to_selected], weights=pw[to_selected], minlength=problem.n)
-    del to_selected
-    covered = problem.covers[mask].any(axis=0) if problem.aspect_gain.size else np.zeros(0, bool)
-    freshness = problem.signals.freshness
-    fresh_sum = float((packed.relevance[mask] * freshness[mask]).sum())
-    fresh_weight = float(packed.relevance[mask].sum())
 
     # which reason applies, for every chunk at once: the later assignments win, so they go from
     # the last reason of the docstring's order to the first (a Python loop of tests cost ~1.4 µs a
@@ -230,17 +252,18 @@ def exclusion_reasons(problem: Problem, mask: np.ndarray, *, enforce_gate: bool,
             message.update((i, f"chunk cap: {reqs.max_chunks} chunk(s) already selected") for i in rows)
         elif code == _NO_FIT:
             sizes = packed.tokens[rows].tolist()
-            said = {t: f"does not fit: {t} tokens, {capacity - used} left {room}" for t in set(sizes)}
+            tail = f" tokens, {capacity - used} left {room}"
+            said = {t: f"does not fit: {t}{tail}" for t in set(sizes)}
             message.update(zip(rows, [said[t] for t in sizes]))
         elif code == _REDUNDANT:
+            r_ptr, r_nb, r_w = adjacency(problem.n, red.i, red.j, red.weight)  # (only when a chunk needs it)
             for i in rows:
                 nb = slice(r_ptr[i], r_ptr[i + 1])
                 sel = mask[r_nb[nb]]
                 k = int(np.argmax(np.where(sel, r_w[nb], -1.0)))
                 message[i] = f"redundant with `{ids[r_nb[nb][k]]}` (similarity {r_w[nb][k]:.2f})"
         else:
-            message.update(zip(rows, _gain_reasons(problem, np.asarray(rows, dtype=np.int64), covered, penalty,
-                                                   enforce_gate, fresh_sum, fresh_weight)))
+            message.update(zip(rows, _gain_reasons(problem, mask, np.asarray(rows, dtype=np.int64), enforce_gate)))
     left = left_out.tolist()
     return dict(zip(map(ids.__getitem__, left), map(message.__getitem__, left)))
 
@@ -249,12 +272,21 @@ def exclusion_reasons(problem: Problem, mask: np.ndarray, *, enforce_gate: bool,
 _INELIGIBLE, _SUPERSEDED, _PARTNER, _MATE, _NOTE, _SOURCE_CAP, _CHUNK_CAP, _NO_FIT, _REDUNDANT, _GAIN = range(10)
 
 
-def _gain_reasons(problem: Problem, rows: np.ndarray, covered: np.ndarray, penalty: np.ndarray, enforce_gate: bool,
-                  fresh_sum: float, fresh_weight: float) -> list[str]:
+def _gain_reasons(problem: Problem, mask: np.ndarray, rows: np.ndarray, enforce_gate: bool) -> list[str]:
     """The reasons of the chunks ``rows`` that no constraint keeps out: no value, the gate's
-    freshness, or a lower value than the selected chunks (with their marginal gain)."""
+    freshness, or a lower value than the selected chunks ``mask`` (with their marginal gain); what
+    they read of the selection is computed here, when some chunk has such a reason."""
     packed = problem.packed
     gate = packed.requirements.gate
+    # each chunk's penalties with the selected chunks, without a second copy of the pair list
+    pi, pj, pw = problem.pair_i, problem.pair_j, problem.pair_penalty
+    to_selected = mask[pi]
+    penalty = np.bincount(pi[mask[pj]], weights=pw[mask[pj]], minlength=problem.n).astype(np.float64)
+    penalty += np.bincount(pj[to_selected], weights=pw[to_selected], minlength=problem.n)
+    del to_selected
+    covered = problem.covers[mask].any(axis=0) if problem.aspect_gain.size else np.zeros(0, bool)
+    fresh_sum = float((packed.relevance[mask] * problem.signals.freshness[mask]).sum())
+    fresh_weight = float(packed.relevance[mask].sum())
     gains = marginal_gains(problem, rows, covered, penalty).tolist()
     relevance, freshness = packed.relevance[rows], problem.signals.freshness[rows]
     weight = fresh_weight + relevance
