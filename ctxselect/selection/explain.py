@@ -229,7 +229,8 @@ def exclusion_reasons(problem: Problem, mask: np.ndarray, *, enforce_gate: bool,
     message: dict[int, str] = {}
     by_reason = reason[left_out]
     for code in np.flatnonzero(np.bincount(by_reason, minlength=_GAIN + 1)).tolist():
-        rows = left_out[by_reason == code].tolist()
+        at = left_out[by_reason == code]  # (indexes arrays; rows: the same as a list)
+        rows = at.tolist()
         if code == _INELIGIBLE:
             message.update((i, problem.ineligible_reason[i]) for i in rows)
         elif code == _SUPERSEDED:
@@ -237,7 +238,7 @@ def exclusion_reasons(problem: Problem, mask: np.ndarray, *, enforce_gate: bool,
             message.update(zip(rows, [f"superseded by `{ids[k]}` ({why})"
                                       for k, why in zip(later, _describe_pairs(problem, rows, later))]))
         elif code == _PARTNER:
-            partner = partner_of[rows].tolist()
+            partner = partner_of[at].tolist()
             message.update(zip(rows, [f"conflicts with `{ids[k]}` ({why})"
                                       for k, why in zip(partner, _describe_pairs(problem, rows, partner))]))
         elif code == _MATE:
@@ -245,13 +246,14 @@ def exclusion_reasons(problem: Problem, mask: np.ndarray, *, enforce_gate: bool,
         elif code == _NOTE:
             message.update((i, notes[i]) for i in rows)
         elif code == _SOURCE_CAP:
+            sources = packed.source[at].tolist()
             said = {src: f"source cap: `{packed.source_names[src]}` already has {counts[src]} chunk(s)"
-                    for src in np.unique(packed.source[rows]).tolist()}
-            message.update(zip(rows, [said[src] for src in packed.source[rows].tolist()]))
+                    for src in set(sources)}
+            message.update(zip(rows, [said[src] for src in sources]))
         elif code == _CHUNK_CAP:
             message.update((i, f"chunk cap: {reqs.max_chunks} chunk(s) already selected") for i in rows)
         elif code == _NO_FIT:
-            sizes = packed.tokens[rows].tolist()
+            sizes = packed.tokens[at].tolist()
             tail = f" tokens, {capacity - used} left {room}"
             said = {t: f"does not fit: {t}{tail}" for t in set(sizes)}
             message.update(zip(rows, [said[t] for t in sizes]))
@@ -263,7 +265,7 @@ def exclusion_reasons(problem: Problem, mask: np.ndarray, *, enforce_gate: bool,
                 k = int(np.argmax(np.where(sel, r_w[nb], -1.0)))
                 message[i] = f"redundant with `{ids[r_nb[nb][k]]}` (similarity {r_w[nb][k]:.2f})"
         else:
-            message.update(zip(rows, _gain_reasons(problem, mask, np.asarray(rows, dtype=np.int64), enforce_gate)))
+            message.update(zip(rows, _gain_reasons(problem, mask, at.astype(np.int64, copy=False), enforce_gate)))
     left = left_out.tolist()
     return dict(zip(map(ids.__getitem__, left), map(message.__getitem__, left)))
 
