@@ -84,7 +84,7 @@ def quality_vector(packed: PackedCandidates, mask: np.ndarray, freshness: np.nda
     n_required = len(reqs.required_aspects)
     covered = packed.aspects[index].any(axis=0)[:n_required] if n_required else np.zeros(0, bool)
     weights = packed.aspect_weights[:n_required]
-    coverage = float(covered.sum() / n_required) if n_required else 1.0
+    coverage = float(np.count_nonzero(covered) / n_required) if n_required else 1.0
     coverage_weighted = float(weights[covered].sum() / weights.sum()) if n_required else 1.0
 
     tokens_used = int(packed.tokens[index].sum())
@@ -120,9 +120,9 @@ def quality_vector(packed: PackedCandidates, mask: np.ndarray, freshness: np.nda
     else:
         freshness_score = float(fresh[index].mean())
     valid = packed.valid_now[index]
-    stale_risk = float(1.0 - valid.sum() / n) if n else 0.0
+    stale_risk = float(1.0 - np.count_nonzero(valid) / n) if n else 0.0
     admissible = packed.admissible[index]
-    admissibility = float(admissible.sum() / n) if n else 0.0
+    admissibility = float(np.count_nonzero(admissible) / n) if n else 0.0
 
     metrics = {
         "coverage": coverage,

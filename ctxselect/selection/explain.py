@@ -53,8 +53,9 @@ def _describe_pairs(problem: Problem, rows: list[int], partners: list[int]) -> l
     alone = np.flatnonzero(~shared).tolist()
     if shared.any():
         at = np.flatnonzero(shared)
-        keys = np.column_stack([packed.field_values[a[at]], packed.field_values[b[at]], packed.doc[a[at]],
-                                packed.doc[b[at]], packed.version[a[at]], packed.version[b[at]]]).tolist()
+        a, b = a[at], b[at]
+        keys = np.column_stack([packed.field_values[a], packed.field_values[b], packed.doc[a], packed.doc[b],
+                                packed.version[a], packed.version[b]]).tolist()
         said: dict[tuple, str | None] = {}  # None: no field or version reason, the texts' numbers
         for k, key in zip(at.tolist(), map(tuple, keys)):
             if key not in said:
@@ -72,14 +73,14 @@ def _describe_pairs(problem: Problem, rows: list[int], partners: list[int]) -> l
 def _first_selected_mates(problem: Problem, mask: np.ndarray) -> dict[int, int]:
     """Chunk -> the first selected member of its near-duplicate group (a later group wins): a loop
     over a few groups, one pass over their members as arrays for many."""
-    if len(problem.groups) <= _FEW_GROUPS:
-        mate_of: dict[int, int] = {}
-        for members in problem.groups:
-            chosen_members = members[mask[members]]
-            if len(chosen_members):
-                mate_of.update(dict.fromkeys(members.tolist(), int(chosen_members[0])))
-        return mate_of
     members, number = group_members(problem)
+    if len(problem.groups) <= _FEW_GROUPS:  # a loop over the members, group by group
+        group_of, member_of, chosen = number.tolist(), members.tolist(), mask[members].tolist()
+        first: dict[int, int] = {}
+        for g, c, taken in zip(group_of, member_of, chosen):
+            if taken and g not in first:
+                first[g] = c
+        return {c: first[g] for g, c in zip(group_of, member_of) if g in first}
     chosen = np.flatnonzero(mask[members])
     with_chosen, first = np.unique(number[chosen], return_index=True)  # number is ascending
     mate = np.full(len(problem.groups), -1, dtype=np.int64)
@@ -226,52 +227,64 @@ def exclusion_reasons(problem: Problem, mask: np.ndarray, *, enforce_gate: bool,
     reason[np.fromiter(newer, dtype=np.int64, count=len(newer))] = _SUPERSEDED
     reason[np.fromiter(problem.ineligible_reason, dtype=np.int64, count=len(problem.ineligible_reason))] = _INELIGIBLE
 
-    message: dict[int, str] = {}
+    # each reason's messages go to its chunks' slots among the left-out ones (in position order)
+    texts = np.empty(len(left_out), dtype=object)
     by_reason = reason[left_out]
     for code in np.flatnonzero(np.bincount(by_reason, minlength=_GAIN + 1)).tolist():
-        at = left_out[by_reason == code]  # (indexes arrays; rows: the same as a list)
+        slots = np.flatnonzero(by_reason == code)
+        at = left_out[slots]  # (indexes arrays; rows: the same as a list)
         rows = at.tolist()
         if code == _INELIGIBLE:
-            message.update((i, problem.ineligible_reason[i]) for i in rows)
+            said = list(map(problem.ineligible_reason.__getitem__, rows))
         elif code == _SUPERSEDED:
-            later = [newer[i] for i in rows]
-            message.update(zip(rows, [f"superseded by `{ids[k]}` ({why})"
-                                      for k, why in zip(later, _describe_pairs(problem, rows, later))]))
+            later = list(map(newer.__getitem__, rows))
+            said = [f"superseded by `{ids[k]}` ({why})" for k, why in zip(later, _describe_pairs(problem, rows, later))]
         elif code == _PARTNER:
             partner = partner_of[at].tolist()
-            message.update(zip(rows, [f"conflicts with `{ids[k]}` ({why})"
-                                      for k, why in zip(partner, _describe_pairs(problem, rows, partner))]))
+            said = [f"conflicts with `{ids[k]}` ({why})"
+                    for k, why in zip(partner, _describe_pairs(problem, rows, partner))]
         elif code == _MATE:
-            message.update((i, f"near-duplicate of `{ids[mate_of[i]]}`") for i in rows)
+            said = [f"near-duplicate of `{ids[mate_of[i]]}`" for i in rows]
         elif code == _NOTE:
-            message.update((i, notes[i]) for i in rows)
+            said = list(map(notes.__getitem__, rows))
         elif code == _SOURCE_CAP:
             sources = packed.source[at].tolist()
-            said = {src: f"source cap: `{packed.source_names[src]}` already has {counts[src]} chunk(s)"
-                    for src in set(sources)}
-            message.update(zip(rows, [said[src] for src in sources]))
+            per_source = {src: f"source cap: `{packed.source_names[src]}` already has {counts[src]} chunk(s)"
+                          for src in set(sources)}
+            said = list(map(per_source.__getitem__, sources))
         elif code == _CHUNK_CAP:
-            message.update((i, f"chunk cap: {reqs.max_chunks} chunk(s) already selected") for i in rows)
+            said = [f"chunk cap: {reqs.max_chunks} chunk(s) already selected"] * len(rows)
         elif code == _NO_FIT:
             sizes = packed.tokens[at].tolist()
             tail = f" tokens, {capacity - used} left {room}"
-            said = {t: f"does not fit: {t}{tail}" for t in set(sizes)}
-            message.update(zip(rows, [said[t] for t in sizes]))
+            per_size = {t: f"does not fit: {t}{tail}" for t in set(sizes)}
+            said = list(map(per_size.__getitem__, sizes))
         elif code == _REDUNDANT:
             r_ptr, r_nb, r_w = adjacency(problem.n, red.i, red.j, red.weight)  # (only when a chunk needs it)
+            said = []
             for i in rows:
                 nb = slice(r_ptr[i], r_ptr[i + 1])
                 sel = mask[r_nb[nb]]
                 k = int(np.argmax(np.where(sel, r_w[nb], -1.0)))
-                message[i] = f"redundant with `{ids[r_nb[nb][k]]}` (similarity {r_w[nb][k]:.2f})"
+                said.append(f"redundant with `{ids[r_nb[nb][k]]}` (similarity {r_w[nb][k]:.2f})")
         else:
-            message.update(zip(rows, _gain_reasons(problem, mask, at.astype(np.int64, copy=False), enforce_gate)))
-    left = left_out.tolist()
-    return dict(zip(map(ids.__getitem__, left), map(message.__getitem__, left)))
+            said = _gain_reasons(problem, mask, at.astype(np.int64, copy=False), enforce_gate)
+        texts[slots] = np.array(said, dtype=object)  # (a note is a str: no nested sequence to unpack)
+    return dict(zip(map(ids.__getitem__, left_out.tolist()), texts.tolist()))
 
 
 # the reasons of exclusion_reasons, first to last
 _INELIGIBLE, _SUPERSEDED, _PARTNER, _MATE, _NOTE, _SOURCE_CAP, _CHUNK_CAP, _NO_FIT, _REDUNDANT, _GAIN = range(10)
+
+
+def _penalty_to_selected(problem: Problem, mask: np.ndarray) -> np.ndarray:
+    """Each chunk's summed pair penalty with the selected chunks ``mask`` (without a second copy
+    of the pair list)."""
+    pi, pj, pw = problem.pair_i, problem.pair_j, problem.pair_penalty
+    j_taken, i_taken = mask[pj], mask[pi]
+    penalty = np.bincount(pi[j_taken], weights=pw[j_taken], minlength=problem.n).astype(np.float64)
+    penalty += np.bincount(pj[i_taken], weights=pw[i_taken], minlength=problem.n)
+    return penalty
 
 
 def _gain_reasons(problem: Problem, mask: np.ndarray, rows: np.ndarray, enforce_gate: bool) -> list[str]:
@@ -280,16 +293,10 @@ def _gain_reasons(problem: Problem, mask: np.ndarray, rows: np.ndarray, enforce_
     they read of the selection is computed here, when some chunk has such a reason."""
     packed = problem.packed
     gate = packed.requirements.gate
-    # each chunk's penalties with the selected chunks, without a second copy of the pair list
-    pi, pj, pw = problem.pair_i, problem.pair_j, problem.pair_penalty
-    to_selected = mask[pi]
-    penalty = np.bincount(pi[mask[pj]], weights=pw[mask[pj]], minlength=problem.n).astype(np.float64)
-    penalty += np.bincount(pj[to_selected], weights=pw[to_selected], minlength=problem.n)
-    del to_selected
     covered = problem.covers[mask].any(axis=0) if problem.aspect_gain.size else np.zeros(0, bool)
+    gains = marginal_gains(problem, rows, covered, _penalty_to_selected(problem, mask)).tolist()
     fresh_sum = float((packed.relevance[mask] * problem.signals.freshness[mask]).sum())
     fresh_weight = float(packed.relevance[mask].sum())
-    gains = marginal_gains(problem, rows, covered, penalty).tolist()
     relevance, freshness = packed.relevance[rows], problem.signals.freshness[rows]
     weight = fresh_weight + relevance
     stale = [False] * len(gains)
