@@ -78,21 +78,22 @@ def quality_vector(packed: PackedCandidates, mask: np.ndarray, freshness: np.nda
     what κ counts, :func:`kappa_conflicts` of this mask, when the caller has it already)."""
     mask = np.asarray(mask, dtype=bool)
     reqs = packed.requirements
-    n = int(mask.sum())
+    index = np.flatnonzero(mask)  # the selected positions, read once (fewer NumPy calls a metric)
+    n = len(index)
 
     n_required = len(reqs.required_aspects)
-    covered = packed.aspects[mask].any(axis=0)[:n_required] if n_required else np.zeros(0, bool)
+    covered = packed.aspects[index].any(axis=0)[:n_required] if n_required else np.zeros(0, bool)
     weights = packed.aspect_weights[:n_required]
-    coverage = float(covered.sum() / n_required) if n_required else 1.0
+    coverage = float(np.count_nonzero(covered) / n_required) if n_required else 1.0
     coverage_weighted = float(weights[covered].sum() / weights.sum()) if n_required else 1.0
 
-    tokens_used = int(packed.tokens[mask].sum())
+    tokens_used = int(packed.tokens[index].sum())
     utilization = tokens_used / packed.budget
     gate = reqs.gate
     risk = 0.0 if gate.min_token_utilization - _TOLERANCE <= utilization <= gate.utilization_ceiling + _TOLERANCE else 1.0
 
     n_sources_required = len(reqs.required_sources)
-    counts = np.bincount(packed.source[mask], minlength=len(packed.source_names))
+    counts = np.bincount(packed.source[index], minlength=len(packed.source_names))
     starved = [
         {"source": name, "selected": int(counts[code]), "required": int(packed.source_min[code])}
         for code, name in enumerate(packed.source_names[:n_sources_required])
@@ -110,17 +111,18 @@ def quality_vector(packed: PackedCandidates, mask: np.ndarray, freshness: np.nda
     density_weighted = conflicts.severity_sum / all_pairs if all_pairs else 0.0
 
     fresh = chunk_freshness(packed) if freshness is None else freshness
-    rel = packed.relevance[mask]
+    rel = packed.relevance[index]
+    rel_sum = rel.sum()
     if n == 0:
         freshness_score = 0.0
-    elif rel.sum() > 0:
-        freshness_score = float((rel * fresh[mask]).sum() / rel.sum())
+    elif rel_sum > 0:
+        freshness_score = float((rel * fresh[index]).sum() / rel_sum)
     else:
-        freshness_score = float(fresh[mask].mean())
-    valid = packed.valid_now[mask]
-    stale_risk = float(1.0 - valid.sum() / n) if n else 0.0
-    admissible = packed.admissible[mask]
-    admissibility = float(admissible.sum() / n) if n else 0.0
+        freshness_score = float(fresh[index].mean())
+    valid = packed.valid_now[index]
+    stale_risk = float(1.0 - np.count_nonzero(valid) / n) if n else 0.0
+    admissible = packed.admissible[index]
+    admissibility = float(np.count_nonzero(admissible) / n) if n else 0.0
 
     metrics = {
         "coverage": coverage,
@@ -141,8 +143,8 @@ def quality_vector(packed: PackedCandidates, mask: np.ndarray, freshness: np.nda
         conflicting_pair_count=conflicts.count,
         claim_conflicts=claimed,
         claim_conflict_count=every.claim_count if every is not conflicts else 0,
-        stale_ids=[packed.ids[i] for i in np.flatnonzero(mask)[~valid].tolist()],
-        inadmissible_ids=[packed.ids[i] for i in np.flatnonzero(mask)[~admissible].tolist()],
+        stale_ids=[packed.ids[i] for i in index[~valid].tolist()],
+        inadmissible_ids=[packed.ids[i] for i in index[~admissible].tolist()],
         tokens_used=tokens_used,
         uncovered_aspects=[a for a, hit in zip(packed.aspect_names[:n_required], covered) if not hit],
     )

@@ -12,6 +12,7 @@ Constraint tiers:
 
 from __future__ import annotations
 
+from typing import Iterator
 from weakref import WeakKeyDictionary
 
 import numpy as np
@@ -22,7 +23,8 @@ from ctxselect.quality.gate import evaluate_gate
 from ctxselect.quality.vector import kappa_conflicts, quality_vector
 from ctxselect.selection.problem import Problem, agreement_covered
 
-__all__ = ["context_conflicts", "group_members", "partner_pairs", "pairwise_partners", "violations"]
+__all__ = ["context_conflicts", "group_members", "partner_pairs", "pairwise_partners", "satisfies",
+           "violations"]
 
 _GROUP_MEMBERS: WeakKeyDictionary = WeakKeyDictionary()  # problem -> group_members(problem)
 _CONFLICTS: WeakKeyDictionary = WeakKeyDictionary()  # problem -> {mask bytes: context_conflicts}
@@ -79,27 +81,30 @@ def hard_violations(problem: Problem, mask: np.ndarray, *, ceiling: bool = False
     """The hard-tier constraints that ``mask`` breaks; with ``ceiling``, the capacity is the gate's
     utilization ceiling (:meth:`Problem.capacity`), which ``select()`` keeps to whenever it
     enforces the gate, even with the gate's other conditions relaxed."""
+    return list(_hard_broken(problem, mask, ceiling))
+
+
+def _hard_broken(problem: Problem, mask: np.ndarray, ceiling: bool) -> Iterator[str]:
+    """:func:`hard_violations` one at a time, in its order (a check can stop at the first)."""
     packed = problem.packed
-    out = []
     if (mask & ~problem.eligible).any():
-        out.append("selects an ineligible chunk")
+        yield "selects an ineligible chunk"
     used = int(packed.tokens[mask].sum())
     if used > packed.budget:
-        out.append("exceeds the token budget")
+        yield "exceeds the token budget"
     elif ceiling and used > problem.capacity(True):
-        out.append("max_token_utilization")
+        yield "max_token_utilization"
     if (mask[problem.hard_i] & mask[problem.hard_j]).any() or disagree_on_fields(packed, mask, problem.hard_fields):
-        out.append("selects both chunks of a hard conflict")
+        yield "selects both chunks of a hard conflict"
     members, number = group_members(problem)
     if np.bincount(number[mask[members]], minlength=1).max() > 1:
-        out.append("selects two near-duplicates")
+        yield "selects two near-duplicates"
     counts = np.bincount(packed.source[mask], minlength=len(packed.source_names))
     if (counts > packed.source_max).any():
-        out.append("exceeds a per-source maximum")
+        yield "exceeds a per-source maximum"
     reqs = packed.requirements
     if reqs.max_chunks is not None and mask.sum() > reqs.max_chunks:
-        out.append("exceeds the maximum chunk count")
-    return out
+        yield "exceeds the maximum chunk count"
 
 
 def source_violations(problem: Problem, mask: np.ndarray) -> list[str]:
@@ -136,3 +141,16 @@ def violations(problem: Problem, mask: np.ndarray, *, enforce_gate: bool = True,
     if enforce_gate:
         out += [v for v in gate_violations(problem, mask) if v not in out]
     return out
+
+
+def satisfies(problem: Problem, mask: np.ndarray, *, enforce_gate: bool = True,
+              enforce_sources: bool = True, ceiling: bool | None = None) -> bool:
+    """Whether :func:`violations` of ``mask`` (same arguments) is empty, stopping at the first
+    constraint broken: the hard tier, then the source minimums, then the gate (the quality vector
+    and the conflicts of the selection are computed only when every other constraint holds)."""
+    mask = np.asarray(mask, dtype=bool)
+    if next(_hard_broken(problem, mask, enforce_gate if ceiling is None else ceiling), None) is not None:
+        return False
+    if enforce_sources and source_violations(problem, mask):
+        return False
+    return not (enforce_gate and gate_violations(problem, mask))

@@ -53,8 +53,9 @@ def _describe_pairs(problem: Problem, rows: list[int], partners: list[int]) -> l
     alone = np.flatnonzero(~shared).tolist()
     if shared.any():
         at = np.flatnonzero(shared)
-        keys = np.column_stack([packed.field_values[a[at]], packed.field_values[b[at]], packed.doc[a[at]],
-                                packed.doc[b[at]], packed.version[a[at]], packed.version[b[at]]]).tolist()
+        a, b = a[at], b[at]
+        keys = np.column_stack([packed.field_values[a], packed.field_values[b], packed.doc[a], packed.doc[b],
+                                packed.version[a], packed.version[b]]).tolist()
         said: dict[tuple, str | None] = {}  # None: no field or version reason, the texts' numbers
         for k, key in zip(at.tolist(), map(tuple, keys)):
             if key not in said:
@@ -72,14 +73,14 @@ def _describe_pairs(problem: Problem, rows: list[int], partners: list[int]) -> l
 def _first_selected_mates(problem: Problem, mask: np.ndarray) -> dict[int, int]:
     """Chunk -> the first selected member of its near-duplicate group (a later group wins): a loop
     over a few groups, one pass over their members as arrays for many."""
-    if len(problem.groups) <= _FEW_GROUPS:
-        mate_of: dict[int, int] = {}
-        for members in problem.groups:
-            chosen_members = members[mask[members]]
-            if len(chosen_members):
-                mate_of.update(dict.fromkeys(members.tolist(), int(chosen_members[0])))
-        return mate_of
     members, number = group_members(problem)
+    if len(problem.groups) <= _FEW_GROUPS:  # a loop over the members, group by group
+        group_of, member_of, chosen = number.tolist(), members.tolist(), mask[members].tolist()
+        first: dict[int, int] = {}
+        for g, c, taken in zip(group_of, member_of, chosen):
+            if taken and g not in first:
+                first[g] = c
+        return {c: first[g] for g, c in zip(group_of, member_of) if g in first}
     chosen = np.flatnonzero(mask[members])
     with_chosen, first = np.unique(number[chosen], return_index=True)  # number is ascending
     mate = np.full(len(problem.groups), -1, dtype=np.int64)
@@ -99,13 +100,12 @@ def _disagreeing_selected(packed, mask: np.ndarray, fields) -> np.ndarray:
     chosen = np.flatnonzero(mask)
     for f in fields:
         column = packed.field_values[:, f]
-        values, first = np.unique(column[chosen], return_index=True)
-        keep = values >= 0
-        values, reps = values[keep], chosen[first[keep]]
-        if len(values) == 0:
+        firsts = _first_selected_values(column[chosen], chosen)
+        if firsts is None:
             continue
+        value, rep, other_rep = firsts
         present = (column >= 0) & (partner < 0)
-        other = np.where(column == values[0], reps[1] if len(values) > 1 else -1, reps[0])
+        other = np.where(column == value, other_rep, rep)
         partner = np.where(present, other, partner)
     if packed.requirements.version_conflicts:
         # the first selected chunk of another version of the same document: per document, the
@@ -113,25 +113,59 @@ def _disagreeing_selected(packed, mask: np.ndarray, fields) -> np.ndarray:
         versioned = (packed.doc >= 0) & (packed.version >= 0)
         first: dict[int, tuple[int, int]] = {}
         second: dict[int, int] = {}
-        for c in chosen[versioned[chosen]].tolist():
-            d, v = int(packed.doc[c]), int(packed.version[c])
+        picked = chosen[versioned[chosen]]
+        for c, d, v in zip(picked.tolist(), packed.doc[picked].tolist(), packed.version[picked].tolist()):
             if d not in first:
                 first[d] = (c, v)
             elif d not in second and v != first[d][1]:
                 second[d] = c
-        if first:  # per document: c1, v1 and c2 as arrays, then every other versioned chunk at once
+        if first:
+            rows = np.flatnonzero(versioned & (partner < 0))
+            if len(rows) <= _FEW:  # a loop over them
+                for r, d, v in zip(rows.tolist(), packed.doc[rows].tolist(), packed.version[rows].tolist()):
+                    if d in first:
+                        other_chunk = first[d][0] if v != first[d][1] else second.get(d, -1)
+                        if other_chunk >= 0:
+                            partner[r] = other_chunk
+                return partner
+            # per document: c1, v1 and c2 as arrays, then every other versioned chunk at once
             n_docs = int(packed.doc.max()) + 1
             c1, v1, c2 = (np.full(n_docs, -1, dtype=np.int64) for _ in range(3))
             for d, (c, v) in first.items():
                 c1[d], v1[d] = c, v
             for d, c in second.items():
                 c2[d] = c
-            rows = np.flatnonzero(versioned & (partner < 0))
             docs = packed.doc[rows]
             other = np.where(packed.version[rows] != v1[docs], c1[docs], c2[docs])
             hit = (c1[docs] >= 0) & (other >= 0)
             partner[rows[hit]] = other[hit]
     return partner
+
+
+#: Up to this many chunks, a pass of :func:`_disagreeing_selected` loops over them in Python (a
+#: NumPy call costs as much as ~30 steps of the loop); above it, the arrays.
+_FEW = 64
+
+
+def _first_selected_values(codes: np.ndarray, chosen: np.ndarray) -> tuple[int, int, int] | None:
+    """The smallest present code of the selected chunks ``chosen`` (``codes``: theirs), the first of
+    them that carries it and the first that carries the next code (-1 when none); None when none
+    carries a code."""
+    if len(chosen) <= _FEW:
+        firsts: dict[int, int] = {}
+        for c, v in zip(chosen.tolist(), codes.tolist()):
+            if v >= 0 and v not in firsts:
+                firsts[v] = c
+        if not firsts:
+            return None
+        values = sorted(firsts)[:2]
+        return values[0], firsts[values[0]], firsts[values[1]] if len(values) > 1 else -1
+    values, first = np.unique(codes, return_index=True)
+    keep = values >= 0
+    values, reps = values[keep], chosen[first[keep]]
+    if len(values) == 0:
+        return None
+    return int(values[0]), int(reps[0]), int(reps[1]) if len(values) > 1 else -1
 
 
 def exclusion_reasons(problem: Problem, mask: np.ndarray, *, enforce_gate: bool,
@@ -164,17 +198,6 @@ def exclusion_reasons(problem: Problem, mask: np.ndarray, *, enforce_gate: bool,
     counts = np.bincount(packed.source[mask], minlength=len(packed.source_names))
     n_selected = int(mask.sum())
     red = problem.signals.redundancy
-    r_ptr, r_nb, r_w = adjacency(problem.n, red.i, red.j, red.weight)
-    # each chunk's penalties with the selected chunks, without a second copy of the pair list
-    pi, pj, pw = problem.pair_i, problem.pair_j, problem.pair_penalty
-    to_selected = mask[pi]
-    penalty = np.bincount(pi[mask[pj]], weights=pw[mask[pj]], minlength=problem.n).astype(np.float64)
-    penalty += np.bincount(pj[to_selected], weights=pw[to_selected], minlength=problem.n)
-    del to_selected
-    covered = problem.covers[mask].any(axis=0) if problem.aspect_gain.size else np.zeros(0, bool)
-    freshness = problem.signals.freshness
-    fresh_sum = float((packed.relevance[mask] * freshness[mask]).sum())
-    fresh_weight = float(packed.relevance[mask].sum())
 
     # which reason applies, for every chunk at once: the later assignments win, so they go from
     # the last reason of the docstring's order to the first (a Python loop of tests cost ~1.4 µs a
@@ -204,58 +227,76 @@ def exclusion_reasons(problem: Problem, mask: np.ndarray, *, enforce_gate: bool,
     reason[np.fromiter(newer, dtype=np.int64, count=len(newer))] = _SUPERSEDED
     reason[np.fromiter(problem.ineligible_reason, dtype=np.int64, count=len(problem.ineligible_reason))] = _INELIGIBLE
 
-    message: dict[int, str] = {}
+    # each reason's messages go to its chunks' slots among the left-out ones (in position order)
+    texts = np.empty(len(left_out), dtype=object)
     by_reason = reason[left_out]
     for code in np.flatnonzero(np.bincount(by_reason, minlength=_GAIN + 1)).tolist():
-        rows = left_out[by_reason == code].tolist()
+        slots = np.flatnonzero(by_reason == code)
+        at = left_out[slots]  # (indexes arrays; rows: the same as a list)
+        rows = at.tolist()
         if code == _INELIGIBLE:
-            message.update((i, problem.ineligible_reason[i]) for i in rows)
+            said = list(map(problem.ineligible_reason.__getitem__, rows))
         elif code == _SUPERSEDED:
-            later = [newer[i] for i in rows]
-            message.update(zip(rows, [f"superseded by `{ids[k]}` ({why})"
-                                      for k, why in zip(later, _describe_pairs(problem, rows, later))]))
+            later = list(map(newer.__getitem__, rows))
+            said = [f"superseded by `{ids[k]}` ({why})" for k, why in zip(later, _describe_pairs(problem, rows, later))]
         elif code == _PARTNER:
-            partner = partner_of[rows].tolist()
-            message.update(zip(rows, [f"conflicts with `{ids[k]}` ({why})"
-                                      for k, why in zip(partner, _describe_pairs(problem, rows, partner))]))
+            partner = partner_of[at].tolist()
+            said = [f"conflicts with `{ids[k]}` ({why})"
+                    for k, why in zip(partner, _describe_pairs(problem, rows, partner))]
         elif code == _MATE:
-            message.update((i, f"near-duplicate of `{ids[mate_of[i]]}`") for i in rows)
+            said = [f"near-duplicate of `{ids[mate_of[i]]}`" for i in rows]
         elif code == _NOTE:
-            message.update((i, notes[i]) for i in rows)
+            said = list(map(notes.__getitem__, rows))
         elif code == _SOURCE_CAP:
-            said = {src: f"source cap: `{packed.source_names[src]}` already has {counts[src]} chunk(s)"
-                    for src in np.unique(packed.source[rows]).tolist()}
-            message.update(zip(rows, [said[src] for src in packed.source[rows].tolist()]))
+            sources = packed.source[at].tolist()
+            per_source = {src: f"source cap: `{packed.source_names[src]}` already has {counts[src]} chunk(s)"
+                          for src in set(sources)}
+            said = list(map(per_source.__getitem__, sources))
         elif code == _CHUNK_CAP:
-            message.update((i, f"chunk cap: {reqs.max_chunks} chunk(s) already selected") for i in rows)
+            said = [f"chunk cap: {reqs.max_chunks} chunk(s) already selected"] * len(rows)
         elif code == _NO_FIT:
-            sizes = packed.tokens[rows].tolist()
-            said = {t: f"does not fit: {t} tokens, {capacity - used} left {room}" for t in set(sizes)}
-            message.update(zip(rows, [said[t] for t in sizes]))
+            sizes = packed.tokens[at].tolist()
+            tail = f" tokens, {capacity - used} left {room}"
+            per_size = {t: f"does not fit: {t}{tail}" for t in set(sizes)}
+            said = list(map(per_size.__getitem__, sizes))
         elif code == _REDUNDANT:
+            r_ptr, r_nb, r_w = adjacency(problem.n, red.i, red.j, red.weight)  # (only when a chunk needs it)
+            said = []
             for i in rows:
                 nb = slice(r_ptr[i], r_ptr[i + 1])
                 sel = mask[r_nb[nb]]
                 k = int(np.argmax(np.where(sel, r_w[nb], -1.0)))
-                message[i] = f"redundant with `{ids[r_nb[nb][k]]}` (similarity {r_w[nb][k]:.2f})"
+                said.append(f"redundant with `{ids[r_nb[nb][k]]}` (similarity {r_w[nb][k]:.2f})")
         else:
-            message.update(zip(rows, _gain_reasons(problem, np.asarray(rows, dtype=np.int64), covered, penalty,
-                                                   enforce_gate, fresh_sum, fresh_weight)))
-    left = left_out.tolist()
-    return dict(zip(map(ids.__getitem__, left), map(message.__getitem__, left)))
+            said = _gain_reasons(problem, mask, at.astype(np.int64, copy=False), enforce_gate)
+        texts[slots] = np.array(said, dtype=object)  # (a note is a str: no nested sequence to unpack)
+    return dict(zip(map(ids.__getitem__, left_out.tolist()), texts.tolist()))
 
 
 # the reasons of exclusion_reasons, first to last
 _INELIGIBLE, _SUPERSEDED, _PARTNER, _MATE, _NOTE, _SOURCE_CAP, _CHUNK_CAP, _NO_FIT, _REDUNDANT, _GAIN = range(10)
 
 
-def _gain_reasons(problem: Problem, rows: np.ndarray, covered: np.ndarray, penalty: np.ndarray, enforce_gate: bool,
-                  fresh_sum: float, fresh_weight: float) -> list[str]:
+def _penalty_to_selected(problem: Problem, mask: np.ndarray) -> np.ndarray:
+    """Each chunk's summed pair penalty with the selected chunks ``mask`` (without a second copy
+    of the pair list)."""
+    pi, pj, pw = problem.pair_i, problem.pair_j, problem.pair_penalty
+    j_taken, i_taken = mask[pj], mask[pi]
+    penalty = np.bincount(pi[j_taken], weights=pw[j_taken], minlength=problem.n).astype(np.float64)
+    penalty += np.bincount(pj[i_taken], weights=pw[i_taken], minlength=problem.n)
+    return penalty
+
+
+def _gain_reasons(problem: Problem, mask: np.ndarray, rows: np.ndarray, enforce_gate: bool) -> list[str]:
     """The reasons of the chunks ``rows`` that no constraint keeps out: no value, the gate's
-    freshness, or a lower value than the selected chunks (with their marginal gain)."""
+    freshness, or a lower value than the selected chunks ``mask`` (with their marginal gain); what
+    they read of the selection is computed here, when some chunk has such a reason."""
     packed = problem.packed
     gate = packed.requirements.gate
-    gains = marginal_gains(problem, rows, covered, penalty).tolist()
+    covered = problem.covers[mask].any(axis=0) if problem.aspect_gain.size else np.zeros(0, bool)
+    gains = marginal_gains(problem, rows, covered, _penalty_to_selected(problem, mask)).tolist()
+    fresh_sum = float((packed.relevance[mask] * problem.signals.freshness[mask]).sum())
+    fresh_weight = float(packed.relevance[mask].sum())
     relevance, freshness = packed.relevance[rows], problem.signals.freshness[rows]
     weight = fresh_weight + relevance
     stale = [False] * len(gains)

@@ -147,3 +147,28 @@ def test_first_selected_mates_by_loop_and_by_arrays(monkeypatch, few):
         found += len(got)
     assert found > 0  # precondition
     assert_same_reasons(problem, rng)
+
+
+@pytest.mark.parametrize("few", [-1, 10**9])
+def test_disagreeing_selected_by_loop_and_by_arrays(monkeypatch, few):
+    """Both ways of finding each chunk's disagreeing selected chunk (Python loops up to _FEW
+    chunks, arrays above) give the twin's reasons, and the same partners as each other."""
+    from ctxselect.selection import explain
+
+    problems = []
+    for seed in range(12):
+        cands, reqs, weights = random_instance(seed, 1, 30)
+        problems.append(prepare(cands, reqs, weights=weights))
+    query = generate_queries(queries=1, candidates=300, seed=5, gold_share=0.1)[0]
+    problems.append(prepare(query.candidates, query.requirements, query.query))
+    rng = np.random.default_rng(few % 5)
+    for problem in problems:
+        packed, all_fields = problem.packed, range(len(problem.packed.field_names))
+        for share in (0.0, 0.1, 0.5, 1.0):
+            mask = rng.random(problem.n) < share
+            monkeypatch.setattr(explain, "_FEW", -1 - few)  # the other way
+            other = [explain._disagreeing_selected(packed, mask, f) for f in (all_fields, problem.hard_fields)]
+            monkeypatch.setattr(explain, "_FEW", few)
+            got = [explain._disagreeing_selected(packed, mask, f) for f in (all_fields, problem.hard_fields)]
+            assert [g.tolist() for g in got] == [o.tolist() for o in other]
+        assert_same_reasons(problem, rng)

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ctxselect.selection.constraints import violations
+from ctxselect.selection.constraints import satisfies
 from ctxselect.selection.diagnosis import diagnose
 from ctxselect.selection.problem import Problem, score
 from ctxselect.selection.solvers.cpsat import solve_optimal
@@ -24,8 +24,8 @@ def _best_hint(problem: Problem, candidates: list[np.ndarray], enforce_gate: boo
     """The highest-scoring candidate selection that satisfies the model, else the highest."""
     scored = sorted(((score(problem, m), k) for k, m in enumerate(candidates)), reverse=True)
     for _, k in scored:
-        if not violations(problem, candidates[k], enforce_gate=enforce_gate, enforce_sources=enforce_sources,
-                          ceiling=ceiling):
+        if satisfies(problem, candidates[k], enforce_gate=enforce_gate, enforce_sources=enforce_sources,
+                     ceiling=ceiling):
             return candidates[k]
     return candidates[scored[0][1]]
 
@@ -120,15 +120,15 @@ def run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core
             if target is not None and not most_proven and result.status == "optimal":
                 info.update(status="feasible", reason="proven optimal for the required chunks found, but "
                             "whether a selection can hold more of them was not proven in the time limit")
-            if not violations(problem, result.mask, enforce_gate=gate_on, enforce_sources=sources_on,
-                              ceiling=enforce_gate) and sources_met(problem, result.mask) >= (target or 0):
+            if satisfies(problem, result.mask, enforce_gate=gate_on, enforce_sources=sources_on,
+                         ceiling=enforce_gate) and sources_met(problem, result.mask) >= (target or 0):
                 if target is not None:
                     info["infeasible"] += _best_effort_notes(problem, result.mask, most_proven)
                 return result.mask, info
             # the model holds in integers but not in exact arithmetic (rounded coefficients): a
             # baseline that satisfies the tier is returned instead, never a false "infeasible"
-            if not violations(problem, hint, enforce_gate=gate_on, enforce_sources=sources_on,
-                              ceiling=enforce_gate) and sources_met(problem, hint) >= (target or 0):
+            if satisfies(problem, hint, enforce_gate=gate_on, enforce_sources=sources_on,
+                         ceiling=enforce_gate) and sources_met(problem, hint) >= (target or 0):
                 info.update(status="feasible", bound=None,
                             reason="the solver's selection broke a condition in exact arithmetic "
                                    "(its coefficients are rounded); the best baseline that meets it is returned")
@@ -174,7 +174,7 @@ def _closest_freshness_tier(problem: Problem, hint, deadline: float, core_size: 
                            time_limit=max(deadline - time.perf_counter(), 0.01), core_size=core_size,
                            exact_up_to=exact_up_to, ceiling=ceiling)
     timings["freshness"] = time.perf_counter() - started
-    if result.status not in ("optimal", "feasible") or violations(lowered, result.mask, ceiling=ceiling):
+    if result.status not in ("optimal", "feasible") or not satisfies(lowered, result.mask, ceiling=ceiling):
         return None
     info["relaxed"].append("gate")
     info["infeasible"].append(
@@ -224,8 +224,9 @@ def _broken_tiers(problem: Problem, mask: np.ndarray, gate_on: bool, sources_on:
     """The enforced tiers (``gate``, its utilization ceiling included, and ``sources``) that
     ``mask`` does not satisfy."""
     out = []
-    if (gate_on or ceiling) and violations(problem, mask, enforce_gate=gate_on, enforce_sources=False, ceiling=ceiling):
+    if (gate_on or ceiling) and not satisfies(problem, mask, enforce_gate=gate_on, enforce_sources=False,
+                                              ceiling=ceiling):
         out.append("gate")
-    if sources_on and violations(problem, mask, enforce_gate=False, enforce_sources=True):
+    if sources_on and not satisfies(problem, mask, enforce_gate=False, enforce_sources=True):
         out.append("sources")
     return out

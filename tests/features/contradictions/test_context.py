@@ -133,3 +133,45 @@ def test_inspect_report_lists_at_most_the_cap_and_counts_all():
     assert report.metrics["contradiction_density"] == pytest.approx(expected / (n * (n - 1) / 2))
     message = next(f.message for f in report.failures if f.condition == "max_contradiction_density")
     assert f"{expected} conflicting pair(s)" in message and f"and {expected - 3} more" in message
+
+
+# -- which reasons a set of chunks can conflict on, against counting distinct codes ----------------
+
+def _reference_reasons(packed, index):
+    """The reasons as first written: distinct codes counted by ``np.unique``."""
+    out = []
+    for f in range(len(packed.field_names)):
+        value = packed.field_values[index, f].astype(np.int64)
+        if len(np.unique(value[value != NO_CODE])) >= 2:
+            out.append((f, value.tolist()))
+    if packed.requirements.version_conflicts:
+        doc, version = packed.doc[index].astype(np.int64), packed.version[index].astype(np.int64)
+        present = (doc != NO_CODE) & (version != NO_CODE)
+        pairs = np.unique(np.stack([doc[present], version[present]]), axis=1)
+        if pairs.shape[1] > len(np.unique(pairs[0])):
+            out.append(("version", version.tolist()))
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(conflict_inputs())
+def test_structural_reasons_match_distinct_code_counts(case):
+    chunks, reqs, mask = case
+    packed = pack(chunks, reqs)
+    for index in (np.arange(packed.n), np.flatnonzero(mask)):
+        got = conflicts._structural_reasons(packed, index)
+        want = _reference_reasons(packed, index)
+        assert [r.value.tolist() for r in got] == [v for _, v in want]
+        assert [r.group is not None for r in got] == [k == "version" for k, _ in want]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_some_differ_matches_np_unique(seed):
+    rng = np.random.default_rng(seed)
+    for size in (0, 1, 2, 3, 7, 40, 300):
+        codes = int(rng.integers(1, 5))
+        value = rng.integers(0, codes, size)
+        group = rng.integers(0, int(rng.integers(1, 6)), size)
+        assert conflicts._some_differ(value) == (len(np.unique(value)) >= 2)
+        distinct_pairs = np.unique(np.stack([group, value]), axis=1).shape[1]
+        assert conflicts._some_differ(value, group) == (distinct_pairs > len(np.unique(group)))
