@@ -61,10 +61,9 @@ def test_the_collector_is_left_as_the_caller_had_it(collector_on):
     assert not gc.isenabled()  # the caller's pause is kept
 
 
-def test_the_pause_ends_with_the_call_that_began_it(collector_on):
-    """A call overlapping another thread's runs inside its pause; the pause ends with the call that
-    began it, so threads that always have a call running still collect (with a pause counted to
-    the last concurrent call, this fails: the collector stayed off)."""
+def _paused_call_in_a_thread():
+    """A thread whose call sits inside collection_paused() until ``release`` is set (not started):
+    (inside, release, thread)."""
     inside, release = threading.Event(), threading.Event()
 
     def other():
@@ -72,7 +71,14 @@ def test_the_pause_ends_with_the_call_that_began_it(collector_on):
             inside.set()
             release.wait(10)
 
-    thread = threading.Thread(target=other)
+    return inside, release, threading.Thread(target=other)
+
+
+def test_the_pause_ends_with_the_call_that_began_it(collector_on):
+    """A call overlapping another thread's runs inside its pause; the pause ends with the call that
+    began it, so threads that always have a call running still collect (with a pause counted to
+    the last concurrent call, this fails: the collector stayed off)."""
+    inside, release, thread = _paused_call_in_a_thread()
     with collection_paused():
         thread.start()
         assert inside.wait(10)
@@ -92,14 +98,7 @@ def test_the_pause_ends_with_the_call_that_began_it(collector_on):
 def test_a_child_forked_during_another_threads_call_collects(collector_on):
     """The thread whose call paused the collector does not exist in a forked child: the child
     resumes it (without the fork handler its collector stayed off for good)."""
-    inside, release = threading.Event(), threading.Event()
-
-    def other():
-        with collection_paused():
-            inside.set()
-            release.wait(10)
-
-    thread = threading.Thread(target=other)
+    inside, release, thread = _paused_call_in_a_thread()
     thread.start()
     try:
         assert inside.wait(10) and not gc.isenabled()
