@@ -31,9 +31,9 @@ def warm_up() -> float:
     Call it once where the application starts (a server's start-up, a worker's initializer), so
     that no user request pays for it. ``select()`` does the same itself before its first
     optimizing call's clock starts (the result is never a fallback for it), but that call's wall
-    time then includes the loading: about a second with Numba's on-disk cache warm on a 2-core
-    machine (Numba's import and start-up about 0.4 s of it), half a minute with the cache cold
-    (docs/deployment.md warms it at build time). Safe from several threads (one loads, the others
+    time then includes the loading: 1-1.5 s with Numba's on-disk cache warm on a shared 2-core
+    machine (Numba's import and first start-up 0.7-0.8 s of it), half a minute with the cache cold
+    (docs/deployment.md warms it at build time; benchmarks/first_call.py measures it). Safe from several threads (one loads, the others
     wait for it); later calls return at once.
 
     Kernels that only run on very large inputs (the parallel variants, from 32 MB of text) still
