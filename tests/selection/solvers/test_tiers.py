@@ -270,3 +270,27 @@ def test_a_core_result_not_proven_says_so(monkeypatch):
     assert sel.status == "feasible" and sel.ids == ["c0"]
     assert "the best found in the time left on a core" in sel.status_reason, sel.status_reason
     assert "optimal on a core" not in sel.status_reason
+
+
+def test_a_late_reason_says_how_little_was_left_and_how_many_are_eligible(monkeypatch):
+    """Late means less than the least grace is left, not nothing: the reason then says how much
+    was left (it said "spent" with 31 ms of a 50 ms limit used); a core's reason gives the number
+    eligible (it said "more than 500" of 384, the late path's exact_up_to being 0)."""
+    import numpy as np
+
+    import ctxselect.selection.solvers.tiers as tiers
+    from ctxselect.selection.solvers.cpsat import OptimalResult
+
+    def found(problem, **kw):
+        mask = np.zeros(problem.n, dtype=bool)
+        mask[4] = True
+        return OptimalResult(mask, "feasible", 10.0, 0.4, False, {}, core_proven=True)
+
+    monkeypatch.setattr(tiers, "solve_optimal", found)
+    monkeypatch.setattr(tiers, "MIN_GRACE", 50.0)  # the limit of 1 s is far from spent, yet the call is late
+    chunks = [{"id": f"c{k}", "source": "s", "tokens": 10, "relevance": 0.1 * k} for k in range(6)]
+    sel = ctxselect.select(chunks, {"token_budget": 25, "min_coverage": 0}, time_limit=1.0)
+    assert sel.ids == ["c4"]
+    assert sel.status_reason.startswith("time limit of 1 s left the solver "), sel.status_reason
+    assert "less than its least grace of 50 s" in sel.status_reason and "spent" not in sel.status_reason
+    assert "optimal on a core of 300 candidates (6 are eligible)" in sel.status_reason, sel.status_reason
