@@ -8,8 +8,6 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Mapping
 
-import numpy as np
-
 from ctxselect._config import TOLERANCE
 from ctxselect._runtime import pauses_collection
 from ctxselect.errors import InputError
@@ -25,7 +23,7 @@ from ctxselect.selection.constraints import context_conflicts
 from ctxselect.selection.corroboration import OnUnresolved
 from ctxselect.selection.diagnosis import empty_reason
 from ctxselect.selection.explain import exclusion_reasons, unresolved_entries
-from ctxselect.selection.problem import ObjectiveWeights, Problem, build_problem, marginal_gains, score
+from ctxselect.selection.problem import ObjectiveWeights, Problem, build_problem, score
 from ctxselect.selection.solvers.registry import BASELINES, Method, Order, assembly_order
 from ctxselect.selection.solvers.tiers import run_optimal
 from ctxselect.selection.warmup import _load_once
