@@ -360,6 +360,10 @@ def find_claim_conflicts(texts, *, context_ratio: float = 90.0, min_context_word
     texts = texts if isinstance(texts, list) else list(texts)
     if titles is not None and len(titles) != len(texts):
         raise InputError(field="titles", expected=f"one per text ({len(texts)})", found=f"{len(titles)} titles")
+    if buffer is not None and buffer[0].flags.writeable:  # read-only as text_buffer's: one compiled signature
+        buf = buffer[0].view()
+        buf.flags.writeable = False
+        buffer = (buf, buffer[1])
     read = texts_to_read(texts, buffer, min_context_words, MAX_CLAIM_CHARS, extract_claims) if texts else None
     hints = claim_hints(buffer, read, MAX_CLAIM_CHARS, MAX_CLAIM_CHARS + 120) if buffer is not None else {}
     claims = [list(_claims_of(t[:MAX_CLAIM_CHARS + 120], hints.get(k))) if t and (read is None or read[k]) else []

@@ -205,9 +205,7 @@ def claim_pairs(texts: list[str], red_i: np.ndarray, red_j: np.ndarray, buffer=N
         parts = [buf[offsets[k]:offsets[k + 1]] for k in members]
         sub = np.zeros(len(members) + 1, dtype=np.int64)
         np.cumsum([len(p) for p in parts], out=sub[1:])
-        joined = np.concatenate(parts) if parts else buf[:0]
-        joined.flags.writeable = False  # as text_buffer's (np.frombuffer): the claim kernels' one signature
-        buffer = (joined, sub)
+        buffer = (np.concatenate(parts) if parts else buf[:0], sub)
     conflicts, agreements = find_claim_conflicts([texts[k] for k in members], buffer=buffer,
                                                  titles=None if titles is None else [titles[k] for k in members])
     remap = lambda found: {(members[a], members[b]): v for (a, b), v in found.items()}  # noqa: E731
