@@ -47,10 +47,9 @@ from ctxselect.kernels.terms import (
     _text_probes_serial,
     _text_terms,
     _text_terms_serial,
-    _time_match,
-    _time_match_serial,
     _weighted_rows,
 )
+from ctxselect.kernels.years import _time_match, _time_match_serial
 from ctxselect.packing import PackedCandidates, text_buffer
 from ctxselect.text.words import STOPWORDS, content_terms, years_in
 

@@ -1,4 +1,4 @@
-"""Content terms and years of texts, jitted: the query-aware signals' per-text work.
+"""Content terms of texts, jitted: the query-aware signals' per-text work.
 
 Texts arrive as one lower-cased UTF-8 byte buffer with offsets (``ctxselect.packing.text_buffer``).
 The kernels decode it to reproduce ``ctxselect.text.words`` exactly:
@@ -9,9 +9,7 @@ The kernels decode it to reproduce ``ctxselect.text.words`` exactly:
   and U+0080–U+00BF (NBSP, ``©`` ...) separate words;
 - a word of one character (code points, not bytes) and a stopword are dropped; the rest are stemmed
   when three characters remain (``-ies`` → ``-y``, ``-sses`` → ``-ss``, else a final ``s`` not
-  after ``s`` goes) and hashed;
-- a **year** is a maximal run of four decimal digits (category Nd, as ``re``'s ``\\d``; values from
-  the caller's table): the regex ``(?<!\\d)(1[5-9]\\d\\d|20\\d\\d)(?!\\d)``, its first two digits ASCII.
+  after ``s`` goes) and hashed (years: :mod:`ctxselect.kernels.years`).
 
 A term is identified by a 64-bit hash of its UTF-8 bytes (FNV-1a, then the splitmix64 finaliser),
 never by its string: two terms with equal hashes (among m terms, about m²/2⁶⁵ expected, 3·10⁻⁸
@@ -23,16 +21,13 @@ becomes ς or σ by the letters around it, which a match does not see. :func:`_t
 :func:`_text_probes` (which of a few probe terms a text holds) flag each text that contains σ or
 ς so the caller can route those with a Σ in the original through the Python path.
 
-The hot loops are written out in one function each (``_scan_texts``, ``_years_of_texts``,
-:func:`_membership`), not split into small jitted helpers: a call that takes arrays counts their
+The hot loops are written out in one function each (``_scan_texts``, :func:`_membership`), not split into small jitted helpers: a call that takes arrays counts their
 references, atomics that cost more than a word's work and serialised the threads (a helper call
 per word made the parallel kernel slower than the serial one). A ``prange`` step reads a chunk of
 texts.
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 from numba import prange, uint64
@@ -287,76 +282,6 @@ def _text_terms(buf, offsets, stop_bits, stop_keys, stop_index, stop_buf, stop_o
     return indptr, hashes, sigma
 
 
-@serial
-def _years_of_texts(buf, offsets, first, last, digit_value, lo, hi, out):
-    """The time match of the years of texts first..last-1 with the span [lo, hi]: 0 without years, 1
-    for one inside, 0.8 when they enclose the span, else e^(−distance/3) for the nearest."""
-    for t in range(first, last):
-        end = offsets[t + 1]
-        found = inside = False
-        lowest = highest = distance = 0
-        run = first_digit = second_digit = value = 0
-        p = offsets[t]
-        while p <= end:
-            length, digit, cp = 1, -1, 0
-            if p < end:
-                b = int(buf[p])
-                if b < 128:
-                    cp = b
-                    if 48 <= b <= 57:
-                        digit = b - 48
-                else:
-                    if b >= 0xF0:
-                        length, cp = 4, b & 0x07
-                    elif b >= 0xE0:
-                        length, cp = 3, b & 0x0F
-                    elif b >= 0xC0:
-                        length, cp = 2, b & 0x1F
-                    else:
-                        cp = -1  # a stray continuation byte (never in valid UTF-8)
-                    length = max(min(length, end - p), 1)
-                    for q in range(p + 1, p + length):
-                        cp = (cp << 6) | (int(buf[q]) & 0x3F)
-                    if 0 <= cp < digit_value.shape[0]:
-                        digit = int(digit_value[cp])
-            if digit >= 0:
-                if run == 0:
-                    first_digit = cp
-                elif run == 1:
-                    second_digit = cp
-                if run < 4:
-                    value = value * 10 + digit
-                run += 1
-            else:
-                if run == 4 and ((first_digit == 49 and 53 <= second_digit <= 57)
-                                 or (first_digit == 50 and second_digit == 48)):
-                    d = min(abs(value - lo), abs(value - hi))
-                    if not found:
-                        found = True
-                        lowest = highest = value
-                        distance = d
-                    lowest = min(lowest, value)
-                    highest = max(highest, value)
-                    distance = min(distance, d)
-                    inside = inside or lo <= value <= hi
-                run = 0
-                value = 0
-            p += length
-        out[t] = (0.0 if not found else 1.0 if inside else 0.8 if lowest < lo and highest > hi
-                  else math.exp(-distance / 3.0))
-
-
-@parallel
-def _time_match(buf, offsets, digit_value, lo, hi):
-    """:func:`_years_of_texts` of every text (``digit_value[cp]``: a digit's value (Nd), else -1)."""
-    n = offsets.shape[0] - 1
-    out = np.empty(n, dtype=np.float64)
-    chunks = min(n, _CHUNKS)
-    for c in prange(chunks):
-        _years_of_texts(buf, offsets, c * n // chunks, (c + 1) * n // chunks, digit_value, lo, hi, out)
-    return out
-
-
 @parallel
 def _membership(indptr, hashes, probes):
     """Bool (n, P): whether row t of the CSR (indptr, hashes) holds ``probes[j]`` (distinct)."""
@@ -393,6 +318,5 @@ def _weighted_rows(member, weights):
 
 # Serial twins for small inputs (a parallel launch costs more than a few dozen texts' work).
 _text_terms_serial = serial_twin(_text_terms, "_text_terms_serial")
-_time_match_serial = serial_twin(_time_match, "_time_match_serial")
 _membership_serial = serial_twin(_membership, "_membership_serial")
 _text_probes_serial = serial_twin(_text_probes, "_text_probes_serial")

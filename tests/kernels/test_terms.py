@@ -31,9 +31,8 @@ from ctxselect.kernels.terms import (
     _text_probes_serial,
     _text_terms,
     _text_terms_serial,
-    _time_match,
-    _time_match_serial,
 )
+from ctxselect.kernels.years import _time_match, _time_match_serial
 from ctxselect.packing import text_buffer
 from ctxselect.text.words import STOPWORDS
 from tests.naive.query_terms import (
@@ -261,6 +260,17 @@ def test_unicode_digits_are_read_as_the_regex_reads_them(digit_value):
     assert [naive_years(t) for t in batch] == [[1999], [], [], [], [], [], []]
     got = _time_match_serial(*buffer_of(batch), digit_value, 1999, 1999)
     assert got.tolist() == [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+
+
+def test_years_are_read_within_their_own_text_and_after_any_code_point(digit_value):
+    """The year scan reads only where "15".."20" starts: the code point before it is read back to
+    its lead byte (one to four bytes), and neither look reaches into the next or previous text of
+    the buffer."""
+    batch = ["1999", "5", "x 2", "000", "中1999", "é2000", "\U0001f6002001", "٣1999", "1999٣", "20", "2000x",
+             "119999", "1499 2100", "19 99", "1999,5", "a2000b", ""]
+    want = [naive_time_match([1999, 2000], naive_years(t)) for t in batch]
+    assert [naive_years(t) for t in batch][:9] == [[1999], [], [], [], [1999], [2000], [2001], [], []]
+    assert _time_match_serial(*buffer_of(batch), digit_value, 1999, 2000).tolist() == pytest.approx(want, rel=1e-13)
 
 
 @settings(max_examples=100, deadline=None)
