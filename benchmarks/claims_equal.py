@@ -222,18 +222,21 @@ def speed(old, new, calls: int, seeds: int) -> None:
             packed = new["ctxselect"].pack(cands, reqs)
             sig = new["ctxselect.features.compute"].signals(packed)
             red_i, red_j, buffer = sig.redundancy.i, sig.redundancy.j, packed.text_buffer
-            times = {"base": [], "new": []}
+            times, outputs = {"base": [], "new": []}, {}
             for call in range(calls + 1):  # the first call of each loads and compiles: not counted
                 for label, mods in (("base", old), ("new", new)) if call % 2 else (("new", new), ("base", old)):
                     clear(mods)
                     detect = mods["ctxselect.features.contradictions.detect"]
                     start = time.process_time()
                     if n <= 5_000:
-                        mods["ctxselect.text.claims"].find_claim_conflicts(texts, buffer=buffer, titles=titles)
+                        found = mods["ctxselect.text.claims"].find_claim_conflicts(texts, buffer=buffer, titles=titles)
                     else:
-                        detect.claim_pairs(texts, red_i, red_j, buffer=buffer, titles=titles)
+                        found = detect.claim_pairs(texts, red_i, red_j, buffer=buffer, titles=titles)
                     if call:
                         times[label].append(time.process_time() - start)
+                    else:
+                        outputs[label] = _plain(found)
+            assert outputs["base"] == outputs["new"], f"n={n} seed={seed}: outputs differ"
             b, m = statistics.median(times["base"]) * 1e3, statistics.median(times["new"]) * 1e3
             what = "find_claim_conflicts, all texts" if n <= 5_000 else f"claim_pairs, {len(red_i)} pairs"
             print(f"| n={n:,} seed {seed} ({what}) | {b:.2f} | {m:.2f} | {m / b:.2f} |", flush=True)

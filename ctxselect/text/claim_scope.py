@@ -353,7 +353,7 @@ class ScopeReader:
         a digit, a label, numeral or period word) match without reading their scopes: copies of a
         chunk with a word changed here and there are the common case."""
         da, db = self.document(ta), self.document(tb)
-        if any(a and b and a != b for a, b in zip(da, db)):
+        if da != db and any(a and b and a != b for a, b in zip(da, db)):
             return False
         if ca.value == cb.value and ca.start >= 0 and cb.start >= 0:
             text_a, text_b = self.texts[ta], self.texts[tb]
