@@ -327,12 +327,19 @@ class ScopeReader:
     def __init__(self, texts: list[str], titles=None):
         self.texts, self.titles = texts, titles
         self._documents: dict[int, tuple[str, ...]] = {}
+        self._keys: dict = {}  # title -> its document key
         self._scopes: dict[tuple[int, int], ClaimScope] = {}
 
     def document(self, t: int) -> tuple[str, ...]:
         """Text ``t``'s document key."""
         if t not in self._documents:
-            self._documents[t] = document_key(self.titles[t] if self.titles is not None else None)
+            title = self.titles[t] if self.titles is not None else None
+            try:  # chunks of one document share a title: its key is read once
+                self._documents[t] = self._keys[title]
+            except KeyError:
+                self._documents[t] = self._keys[title] = document_key(title)
+            except TypeError:  # not hashable
+                self._documents[t] = document_key(title)
         return self._documents[t]
 
     def scope(self, t: int, claim) -> ClaimScope:

@@ -285,8 +285,9 @@ def compare_claims(a: list[Claim], b: list[Claim], *, context_ratio: float = 90.
     return disagree, agree
 
 
-def _aligned_claims(claims: list[list[Claim]], context_ratio: float, min_context_words: int, scopes=None):
-    """(text i, text j) -> list of aligned (claim of i, claim of j), i < j.
+def _aligned_claims(claims: list, context_ratio: float, min_context_words: int, scopes=None):
+    """(text i, text j) -> list of aligned (claim of i, claim of j), i < j (``claims``: per text, a
+    sequence of its claims).
 
     A hash join on (kind, unit, two nearest context words) — aligned claims, whose contexts match
     at ``ratio`` ≥ 90, share that key — so only claims about the same thing are ever compared.
@@ -367,8 +368,10 @@ def find_claim_conflicts(texts, *, context_ratio: float = 90.0, min_context_word
         buffer = (buf, buffer[1])
     read = texts_to_read(texts, buffer, min_context_words, MAX_CLAIM_CHARS, extract_claims) if texts else None
     hints = claim_hints(buffer, read, MAX_CLAIM_CHARS, MAX_CLAIM_CHARS + 120) if buffer is not None else {}
-    claims = [list(_claims_of(t[:MAX_CLAIM_CHARS + 120], hints.get(k))) if t and (read is None or read[k]) else []
-              for k, t in enumerate(texts)]
+    claims: list = [()] * len(texts)  # per text, its claims: none where not read
+    for k in range(len(texts)) if read is None else read.nonzero()[0].tolist():
+        if texts[k]:
+            claims[k] = _claims_of(texts[k][:MAX_CLAIM_CHARS + 120], hints.get(k))
     scopes = scope_reader(texts, titles)
     return settle(_aligned_claims(claims, context_ratio, min_context_words, scopes), scopes)
 
