@@ -235,7 +235,7 @@ def _read_claims(text: str, hint=None) -> tuple[Claim, ...]:
         value = number_value(digits)
         if not percent and not scale and "," not in digits and (
                 "." not in digits and 1500 <= value <= 2099  # a bare year
-                or is_label_before(text, start)):  # a label ("part 2", "No. 5", "topic 0"): it names what a claim is about
+                or is_label_before(text, start)):  # a label ("part 2", "No. 5"): it names what a claim is about
             continue
         if scale:
             value *= _SCALE[scale.lower()]
