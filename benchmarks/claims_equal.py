@@ -125,9 +125,9 @@ def _edit(rng: random.Random, text: str, edits: int = 3) -> str:
     return text
 
 
-def equal(old, new, seeds: int, sizes) -> int:
-    """Every check; the number of inputs compared (raises on the first difference)."""
-    count = 0
+def equal(old, new, seeds: int, sizes) -> str:
+    """Every check (raises on the first difference); what was compared."""
+    count = total = 0
     rng = random.Random(7)
     cases = []
     for n in sizes:
@@ -140,6 +140,16 @@ def equal(old, new, seeds: int, sizes) -> int:
     shuffled = hostile[:]
     rng.shuffle(shuffled)
     cases.append(("hostile shuffled", shuffled, None))
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from claim_conflicts import HELD_OUT, templated_sets  # noqa: E402 - templated pages (benchmarks/)
+    from tests.text.claim_texts import seeded_fact_text  # noqa: E402 - facts that join, noise, exotic points
+
+    templated = [t for seed in range(3) for families in (None, HELD_OUT) for t in templated_sets(seed, families=families)]
+    cases.append(("templated sets together", [x for _, texts, _, _ in templated for x in texts],
+                  [x for _, _, titles, _ in templated for x in titles]))
+    for seed in range(4):
+        facts = random.Random(seed)
+        cases.append((f"seeded facts {seed}", [seeded_fact_text(facts, facts.randint(1, 8)) for _ in range(400)], None))
     for name, texts, titles in cases:
         for buffered in (False, True):
             results = []
@@ -149,7 +159,7 @@ def equal(old, new, seeds: int, sizes) -> int:
                 results.append(_plain(mods["ctxselect.text.claims"].find_claim_conflicts(texts, buffer=buffer,
                                                                                          titles=titles)))
             assert results[0] == results[1], f"{name} buffered={buffered}: outputs differ"
-            count += 1
+            count, total = count + 1, total + len(texts)
         print(f"equal: {name} ({len(results[1][0])} conflicting, {len(results[1][1])} agreeing pairs)", flush=True)
     for mods in (old, new):
         clear(mods)
@@ -157,9 +167,9 @@ def equal(old, new, seeds: int, sizes) -> int:
         a = old["ctxselect.text.claims"].scoped_claims(text, "T")
         b = new["ctxselect.text.claims"].scoped_claims(text, "T")
         assert list(map(_claim, a)) == list(map(_claim, b)), text[:80]
-        count += 1
-    count += _windows(old, new, rng, hostile)
-    return count
+    windows = _windows(old, new, rng, hostile)
+    return (f"{count} calls of find_claim_conflicts ({total:,} texts), scoped_claims of {len(hostile)} texts, "
+            f"{windows:,} window checks")
 
 
 def _windows(old, new, rng: random.Random, texts) -> int:
@@ -251,8 +261,7 @@ def main() -> None:
     args = parser.parse_args()
     old, new = load(args.base)
     if args.mode == "equal":
-        count = equal(old, new, args.seeds, (200, 2_000, 6_000))
-        print(f"equal: all {count} inputs give identical outputs")
+        print(f"equal: identical outputs in {equal(old, new, args.seeds, (200, 2_000, 6_000))}")
     else:
         speed(old, new, args.calls, args.seeds)
 
