@@ -3,7 +3,8 @@ an in-process A/B of its CPU time.
 
     git worktree add /tmp/claims-base df8c09b
     python benchmarks/claims_equal.py equal --base /tmp/claims-base
-    python benchmarks/claims_equal.py speed --base /tmp/claims-base [--calls 11]
+    python benchmarks/claims_equal.py speed --base /tmp/claims-base [--calls 11] [--seeds 3]
+    python benchmarks/claims_equal.py phases --base /tmp/claims-base [--calls 11] [--seeds 3]
 
 Both trees are imported into one process: the base's ``ctxselect`` modules are loaded first and
 moved out of ``sys.modules``, then this tree's are loaded (each keeps its own globals and caches).
@@ -14,7 +15,8 @@ seeds) and on hostile texts (unicode, control characters, long texts, labels, ye
 scales, dates), and ``_scope_free_difference`` and ``ScopeReader.same`` on random pairs of similar
 windows. ``speed`` times ``find_claim_conflicts`` on all texts at n = 2,000 and ``claim_pairs`` (only
 the texts of the redundancy pairs) at n = 20,000, base and this tree alternating call by call, the
-caches cleared before each call; medians of CPU time (``time.process_time``).
+caches cleared before each call; medians of CPU time (``time.process_time``). ``phases`` times the
+Python parts alone the same way: reading the claims, and the join with its scope test and ``settle``.
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ HERE = str(Path(__file__).resolve().parent.parent)
 
 def load(base: str):
     """(base modules, this tree's modules): ``name -> module`` for every ``ctxselect`` module."""
-    names = ("ctxselect.text.claims", "ctxselect.text.claim_scope", "ctxselect.features.contradictions.detect",
+    names = ("ctxselect.text.claims", "ctxselect.text.claim_scope", "ctxselect.text.claim_keys",
+             "ctxselect.packing", "ctxselect.features.contradictions.detect",
              "ctxselect.features.compute", "ctxselect.evaluate.generate")
 
     def imported():
@@ -252,9 +255,53 @@ def speed(old, new, calls: int, seeds: int) -> None:
             print(f"| n={n:,} seed {seed} ({what}) | {b:.2f} | {m:.2f} | {m / b:.2f} |", flush=True)
 
 
+def phases(old, new, calls: int, seeds: int) -> None:
+    """Print the A/B of the Python parts alone: reading the claims of the texts the prefilter keeps
+    (``_claims_of``) and joining them (``_aligned_claims`` with the scope test, then ``settle``)."""
+    import numpy as np
+
+    print("| case | read: base ms | new ms | ratio | join + settle: base ms | new ms | ratio |\n|---|---|---|---|---|---|---|")
+    for n in (2_000, 20_000):
+        for seed in range(seeds):
+            texts, titles, cands, reqs = generated(new, n, 10_000 + 97 * n + seed)
+            packed = new["ctxselect"].pack(cands, reqs)
+            buffer = packed.text_buffer
+            if n > 5_000:  # as claim_pairs: the texts of the redundancy pairs
+                sig = new["ctxselect.features.compute"].signals(packed)
+                members = np.unique(np.concatenate([sig.redundancy.i, sig.redundancy.j])).tolist()
+                texts, titles = [texts[k] for k in members], [titles[k] for k in members]
+                buffer = new["ctxselect.packing"].text_buffer(texts)
+            keys, claims = new["ctxselect.text.claim_keys"], new["ctxselect.text.claims"]
+            read = keys.texts_to_read(texts, buffer, 4, claims.MAX_CLAIM_CHARS, claims.extract_claims)
+            hints = keys.claim_hints(buffer, read, claims.MAX_CLAIM_CHARS, claims.MAX_CLAIM_CHARS + 120)
+            rows = [k for k in range(len(texts)) if texts[k] and (read is None or read[k])]
+            cut = [texts[k][:claims.MAX_CLAIM_CHARS + 120] for k in rows]
+            times = {(label, part): [] for label in ("base", "new") for part in ("read", "join")}
+            for call in range(calls + 1):
+                for label, mods in (("base", old), ("new", new)) if call % 2 else (("new", new), ("base", old)):
+                    clear(mods)
+                    module = mods["ctxselect.text.claims"]
+                    start = time.process_time()
+                    found = [list(module._claims_of(t, hints.get(k))) for k, t in zip(rows, cut)]
+                    middle = time.process_time()
+                    per_text = [[] for _ in texts]
+                    for k, c in zip(rows, found):
+                        per_text[k] = c
+                    between = time.process_time()
+                    scopes = module.scope_reader(texts, titles)
+                    module.settle(module._aligned_claims(per_text, 90.0, 4, scopes), scopes)
+                    if call:
+                        times[label, "read"].append(middle - start)
+                        times[label, "join"].append(time.process_time() - between)
+            med = {key: statistics.median(v) * 1e3 for key, v in times.items()}
+            print(f"| n={n:,} seed {seed} ({len(rows)} texts read) | {med['base', 'read']:.2f} | {med['new', 'read']:.2f} | "
+                  f"{med['new', 'read'] / med['base', 'read']:.2f} | {med['base', 'join']:.2f} | {med['new', 'join']:.2f} | "
+                  f"{med['new', 'join'] / med['base', 'join']:.2f} |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("mode", choices=["equal", "speed"])
+    parser.add_argument("mode", choices=["equal", "speed", "phases"])
     parser.add_argument("--base", required=True, help="a checkout of the base tree")
     parser.add_argument("--calls", type=int, default=11)
     parser.add_argument("--seeds", type=int, default=3)
@@ -262,8 +309,10 @@ def main() -> None:
     old, new = load(args.base)
     if args.mode == "equal":
         print(f"equal: identical outputs in {equal(old, new, args.seeds, (200, 2_000, 6_000))}")
-    else:
+    elif args.mode == "speed":
         speed(old, new, args.calls, args.seeds)
+    else:
+        phases(old, new, args.calls, args.seeds)
 
 
 if __name__ == "__main__":
