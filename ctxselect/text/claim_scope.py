@@ -377,7 +377,7 @@ def _scope_free_difference(a: str, b: str) -> bool:
     """Whether ``a`` and ``b`` hold the same numbers and differ only in lower-case words that cannot
     carry a scope (only the stretch between their common start and end is read, with 24 characters
     either side)."""
-    start = _common_start(a, b)  # in C: 0.3 µs for two 250-character windows (a binary search: 4-8 µs)
+    start = _common_start(a, b)  # in C: with the end, 0.65 µs a pair at 20,000 candidates (halving: 3.3 µs)
     end = min(_common_end(a, b), min(len(a), len(b)) - start)
     head, end_a = max(0, start - 24), len(a) - max(0, end - 24)  # the stretch read: a[head:end_a]
     # Words and numbers of the stretch that end at its last space before ``start``, or start after its
