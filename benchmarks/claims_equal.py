@@ -192,16 +192,18 @@ def _windows(old, new, rng: random.Random, texts) -> int:
                   "u17", "x", "İnce", "Σοφία", "ΣΑΣ", "naïve", "o'neil", "long-term", "٣", "𝟘𝟙", "5", "1,200", "2.5",
                   "#3", "No.", "—", "\u00a0", "\t", "\n", "'", "-", "_", "²", "Ⅻ", "日本", "🙂", "a-", "-b"]
     seps = [" ", " ", " ", "", ", ", ". ", "\n", "  "]
+    lower = ["the", "plan", "part", "ii", "per", "month", "monthly", "x", "a", "an", "each", "costs", "is", "day"]
     results = set()
-    for _ in range(40_000):  # windows of a small vocabulary: words of the middle recur in the margins
-        a = "".join(rng.choice(vocabulary) + rng.choice(seps) for _ in range(rng.randint(0, 40)))
+    for window in range(60_000):  # windows of a small vocabulary: words of the middle recur in the margins
+        words, between = (vocabulary, seps) if window % 3 else (lower, [" ", " ", " ", "  "])  # lower case: split
+        a = "".join(rng.choice(words) + rng.choice(between) for _ in range(rng.randint(0, 40)))
         b = list(a.split(" "))
         for _ in range(rng.randint(1, 3)):
             k = rng.randrange(len(b) + 1)
             if rng.random() < 0.5 and b:
-                b[min(k, len(b) - 1)] = rng.choice(vocabulary)
+                b[min(k, len(b) - 1)] = rng.choice(words)
             else:
-                b.insert(k, rng.choice(vocabulary))
+                b.insert(k, rng.choice(words))
         b = " ".join(b)
         for x, y in ((a, b), (b, a), (a[rng.randrange(len(a) + 1):], b)):
             found = so._scope_free_difference(x, y)

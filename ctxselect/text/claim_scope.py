@@ -385,10 +385,14 @@ def _scope_free_difference(a: str, b: str) -> bool:
     # between, from ``lo`` to ``hi``, are compared, and the others only if a word there may carry a scope.
     lo = a.rfind(" ", head, start) + 1 or head
     hi = a.find(" ", len(a) - end, end_a) + 1 or end_a
-    hi_b = hi - len(a) + len(b)
-    digits_a, digits_b = _DIGITS.findall(a, lo, hi), _DIGITS.findall(b, lo, hi_b)
-    if digits_a != digits_b and sorted(digits_a) != sorted(digits_b):
-        return False
-    differ = {w for w in set(_WORD.findall(a, lo, hi)) ^ set(_WORD.findall(b, lo, hi_b))
-              if not w.islower() or w in _SCOPE_WORDS or w[-1].isdigit()}
+    mid_a, mid_b = a[lo:hi], b[lo:hi - len(a) + len(b)]
+    if (mid_a.isascii() and mid_b.isascii() and mid_a.replace(" ", "").isalpha() and mid_b.replace(" ", "").isalpha()
+            and mid_a.islower() and mid_b.islower()):  # lower-case ASCII words and spaces: no number, the words
+        differ = set(mid_a.split()).symmetric_difference(mid_b.split()) & _SCOPE_WORDS  # split: 6.5 µs, not 9
+    else:
+        digits_a, digits_b = _DIGITS.findall(mid_a), _DIGITS.findall(mid_b)
+        if digits_a != digits_b and sorted(digits_a) != sorted(digits_b):
+            return False
+        differ = {w for w in set(_WORD.findall(mid_a)) ^ set(_WORD.findall(mid_b))
+                  if not w.islower() or w in _SCOPE_WORDS or w[-1].isdigit()}
     return not differ or differ <= set(_WORD.findall(a, head, lo)) | set(_WORD.findall(a, hi, end_a))
