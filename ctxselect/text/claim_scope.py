@@ -27,6 +27,8 @@ import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from rapidfuzz.distance import Postfix, Prefix
+
 from ctxselect.model.tokens import LETTERS, WORD_CHARACTERS
 from ctxselect.text.words import STOPWORDS
 
@@ -72,6 +74,7 @@ _PERIOD = re.compile(r"(?<![\w])(?:(?P<intro>per|a|an|each|every)\s+(?P<per>[a-z
 # is about the subject of the sentence before.
 _ANAPHORA = re.compile(r"[\s\"'(\[]*(?:(?i:he|she|it|its|they|their|his|her|this|these|those)\b(?!\s+[A-Z])"
                        r"|(?i:the|that)\s+[a-z])")
+_common_start, _common_end = Prefix.similarity, Postfix.similarity  # lengths of the common start, end
 _SENTENCE_END = re.compile(r"[.!?][\"')\]»”]*(?=\s+[^\sa-z]|\s*$)|\n")
 
 
@@ -324,12 +327,19 @@ class ScopeReader:
     def __init__(self, texts: list[str], titles=None):
         self.texts, self.titles = texts, titles
         self._documents: dict[int, tuple[str, ...]] = {}
+        self._keys: dict = {}  # title -> its document key
         self._scopes: dict[tuple[int, int], ClaimScope] = {}
 
     def document(self, t: int) -> tuple[str, ...]:
         """Text ``t``'s document key."""
         if t not in self._documents:
-            self._documents[t] = document_key(self.titles[t] if self.titles is not None else None)
+            title = self.titles[t] if self.titles is not None else None
+            try:  # chunks of one document share a title: its key is read once
+                self._documents[t] = self._keys[title]
+            except KeyError:
+                self._documents[t] = self._keys[title] = document_key(title)
+            except TypeError:  # not hashable
+                self._documents[t] = document_key(title)
         return self._documents[t]
 
     def scope(self, t: int, claim) -> ClaimScope:
@@ -350,7 +360,7 @@ class ScopeReader:
         a digit, a label, numeral or period word) match without reading their scopes: copies of a
         chunk with a word changed here and there are the common case."""
         da, db = self.document(ta), self.document(tb)
-        if any(a and b and a != b for a, b in zip(da, db)):
+        if da != db and any(a and b and a != b for a, b in zip(da, db)):
             return False
         if ca.value == cb.value and ca.start >= 0 and cb.start >= 0:
             text_a, text_b = self.texts[ta], self.texts[tb]
@@ -365,23 +375,24 @@ class ScopeReader:
 
 def _scope_free_difference(a: str, b: str) -> bool:
     """Whether ``a`` and ``b`` hold the same numbers and differ only in lower-case words that cannot
-    carry a scope (only the stretch between their common start and end is read)."""
-    lo, hi = 0, min(len(a), len(b))
-    while lo < hi:  # the common start ...
-        mid = (lo + hi + 1) >> 1
-        if a[:mid] == b[:mid]:
-            lo = mid
-        else:
-            hi = mid - 1
-    head, lo, hi = max(0, lo - 24), 0, min(len(a), len(b)) - lo
-    while lo < hi:  # ... and end
-        mid = (lo + hi + 1) >> 1
-        if a[len(a) - mid:] == b[len(b) - mid:]:
-            lo = mid
-        else:
-            hi = mid - 1
-    a, b = a[head:len(a) - max(0, lo - 24)], b[head:len(b) - max(0, lo - 24)]
-    if sorted(_DIGITS.findall(a)) != sorted(_DIGITS.findall(b)):
-        return False
-    return all(w.islower() and w not in _SCOPE_WORDS and not w[-1].isdigit()
-               for w in set(_WORD.findall(a)) ^ set(_WORD.findall(b)))
+    carry a scope (only the stretch between their common start and end is read, with 24 characters
+    either side)."""
+    start = _common_start(a, b)  # in C: with the end, 0.65 µs a pair at 20,000 candidates (halving: 3.3 µs)
+    end = min(_common_end(a, b), min(len(a), len(b)) - start)
+    head, end_a = max(0, start - 24), len(a) - max(0, end - 24)  # the stretch read: a[head:end_a]
+    # Words and numbers of the stretch that end at its last space before ``start``, or start after its
+    # first space of the common end, are the same in both (neither pattern reads a space): only those
+    # between, from ``lo`` to ``hi``, are compared, and the others only if a word there may carry a scope.
+    lo = a.rfind(" ", head, start) + 1 or head
+    hi = a.find(" ", len(a) - end, end_a) + 1 or end_a
+    mid_a, mid_b = a[lo:hi], b[lo:hi - len(a) + len(b)]
+    if (mid_a.isascii() and mid_b.isascii() and mid_a.replace(" ", "").isalpha() and mid_b.replace(" ", "").isalpha()
+            and mid_a.islower() and mid_b.islower()):  # lower-case ASCII words and spaces: no number, the words
+        differ = set(mid_a.split()).symmetric_difference(mid_b.split()) & _SCOPE_WORDS  # split: 6.5 µs, not 9
+    else:
+        digits_a, digits_b = _DIGITS.findall(mid_a), _DIGITS.findall(mid_b)
+        if digits_a != digits_b and sorted(digits_a) != sorted(digits_b):
+            return False
+        differ = {w for w in set(_WORD.findall(mid_a)) ^ set(_WORD.findall(mid_b))
+                  if not w.islower() or w in _SCOPE_WORDS or w[-1].isdigit()}
+    return not differ or differ <= set(_WORD.findall(a, head, lo)) | set(_WORD.findall(a, hi, end_a))

@@ -122,11 +122,12 @@ def _last_content_words(text: str, count: int) -> list[str]:
     """The last ``count`` content words of ``text``, lower-cased, in text order (read from the end)."""
     out = []
     for w in reversed(_WORD.findall(text)):
-        if low := _is_content(w):
+        if len(w) > 1 and (low := w.lower()) not in STOPWORDS:  # _is_content, inline: the hot loop
             out.append(low)
             if len(out) == count:
                 break
-    return out[::-1]
+    out.reverse()
+    return out
 
 
 @lru_cache(maxsize=1 << 14)
@@ -212,7 +213,7 @@ def _read_claims(text: str, hint=None) -> tuple[Claim, ...]:
     else:
         _digit, may_date, starts = hint
     found: list[tuple[int, Claim]] = []
-    taken = bytearray(len(text))  # 1 where a date was read
+    taken = bytearray(len(text)) if may_date else None  # 1 where a date was read
     for pattern, order in (_DATE_PATTERNS if may_date else ()):
         for m in pattern.finditer(text):
             if m.start() >= MAX_CLAIM_CHARS:
@@ -223,30 +224,30 @@ def _read_claims(text: str, hint=None) -> tuple[Claim, ...]:
             taken[m.start():m.end()] = b"\x01" * (m.end() - m.start())
             before, last = _context_before(text[max(0, m.start() - CONTEXT_WINDOW):m.start()])
             found.append((m.start(), Claim(iso, m.group(0), before, last, "date", m.start(), m.end())))
-    numbers = 0
+    dated, numbers = bool(found), 0
     for m in _number_matches(text, starts):
-        if m.start() >= MAX_CLAIM_CHARS or numbers >= MAX_CLAIMS_PER_TEXT:
+        start, end = m.span()
+        if start >= MAX_CLAIM_CHARS or numbers >= MAX_CLAIMS_PER_TEXT:
             break  # later numbers come after MAX_CLAIMS_PER_TEXT earlier claims: never kept
-        if taken.find(1, m.start(), m.end()) >= 0:
+        if dated and taken.find(1, start, end) >= 0:
             continue
-        digits, percent, scale = m.group(1), m.group(2), m.group(3)
+        digits, percent, scale = m.groups()
         value = number_value(digits)
-        if not percent and not scale and "," not in digits and "." not in digits and 1500 <= value <= 2099:
-            continue  # a bare year
-        if not percent and not scale and "," not in digits and is_label_before(text, m.start()):
-            continue  # a label ("part 2", "No. 5", "topic 0"): it names what a claim is about
+        if not percent and not scale and "," not in digits and (
+                "." not in digits and 1500 <= value <= 2099  # a bare year
+                or is_label_before(text, start)):  # a label ("part 2", "No. 5"): it names what a claim is about
+            continue
         if scale:
             value *= _SCALE[scale.lower()]
-        after = _first_content_word(text[m.end():m.end() + 40])
-        unit = "%" if percent else after
-        before = _context_before(text[max(0, m.start() - CONTEXT_WINDOW):m.start()])[0]
+        after = _first_content_word(text[end:end + 40])
         raw = m.group(0) + (f" {after}" if after and not percent else "")
-        found.append((m.start(), Claim(value, raw.strip(), before, unit, "number", m.start(), m.end())))
+        found.append((start, Claim(value, raw.strip(), _context_before(text[max(0, start - CONTEXT_WINDOW):start])[0],
+                                   "%" if percent else after, "number", start, end)))
         numbers += 1
     if len(found) > MAX_CLAIMS_PER_TEXT:
         keep = set(sorted(range(len(found)), key=lambda k: found[k][0])[:MAX_CLAIMS_PER_TEXT])
         found = [item for k, item in enumerate(found) if k in keep]
-    return tuple(claim for _, claim in found)
+    return tuple([claim for _, claim in found])
 
 
 #: The claims of the last 8,192 texts read: one context is scored several times per call (signals,
@@ -284,8 +285,9 @@ def compare_claims(a: list[Claim], b: list[Claim], *, context_ratio: float = 90.
     return disagree, agree
 
 
-def _aligned_claims(claims: list[list[Claim]], context_ratio: float, min_context_words: int, scopes=None):
-    """(text i, text j) -> list of aligned (claim of i, claim of j), i < j.
+def _aligned_claims(claims: list, context_ratio: float, min_context_words: int, scopes=None):
+    """(text i, text j) -> list of aligned (claim of i, claim of j), i < j (``claims``: per text, a
+    sequence of its claims).
 
     A hash join on (kind, unit, two nearest context words) — aligned claims, whose contexts match
     at ``ratio`` ≥ 90, share that key — so only claims about the same thing are ever compared.
@@ -366,8 +368,10 @@ def find_claim_conflicts(texts, *, context_ratio: float = 90.0, min_context_word
         buffer = (buf, buffer[1])
     read = texts_to_read(texts, buffer, min_context_words, MAX_CLAIM_CHARS, extract_claims) if texts else None
     hints = claim_hints(buffer, read, MAX_CLAIM_CHARS, MAX_CLAIM_CHARS + 120) if buffer is not None else {}
-    claims = [list(_claims_of(t[:MAX_CLAIM_CHARS + 120], hints.get(k))) if t and (read is None or read[k]) else []
-              for k, t in enumerate(texts)]
+    claims: list = [()] * len(texts)  # per text, its claims: none where not read
+    for k in range(len(texts)) if read is None else read.nonzero()[0].tolist():
+        if texts[k]:
+            claims[k] = _claims_of(texts[k][:MAX_CLAIM_CHARS + 120], hints.get(k))
     scopes = scope_reader(texts, titles)
     return settle(_aligned_claims(claims, context_ratio, min_context_words, scopes), scopes)
 

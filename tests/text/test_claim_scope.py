@@ -204,8 +204,9 @@ def test_copies_agree_without_reading_scopes_only_when_their_scopes_match(monkey
 
 
 def test_scope_free_difference_equals_its_twin_on_random_windows():
-    """The common start and end found by halving (only the unverified part compared) against the
-    character-by-character twin, on random windows and edits of them (case, digits, non-ASCII)."""
+    """The common start and end found by rapidfuzz, and only the words between the margins' spaces
+    read, against the character-by-character twin, on random windows and edits of them (case, digits,
+    non-ASCII)."""
     import random
 
     from ctxselect.text.claim_scope import _scope_free_difference
