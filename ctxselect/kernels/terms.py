@@ -21,10 +21,10 @@ becomes ς or σ by the letters around it, which a match does not see. :func:`_t
 :func:`_text_probes` (which of a few probe terms a text holds) flag each text that contains σ or
 ς so the caller can route those with a Σ in the original through the Python path.
 
-The hot loops are written out in one function each (``_scan_texts``, :func:`_membership`), not split into small jitted helpers: a call that takes arrays counts their
-references, atomics that cost more than a word's work and serialised the threads (a helper call
-per word made the parallel kernel slower than the serial one). A ``prange`` step reads a chunk of
-texts.
+The hot loops are written out in one function each (``_scan_texts``, :func:`_membership`), not
+split into small jitted helpers: a call that takes arrays counts their references, atomics that
+cost more than a word's work and serialised the threads (a helper call per word made the parallel
+kernel slower than the serial one). A ``prange`` step reads a chunk of texts.
 """
 
 from __future__ import annotations

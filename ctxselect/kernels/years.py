@@ -21,7 +21,7 @@ _CHUNKS = 256  # the parallel kernel's prange steps: chunks of consecutive texts
 @serial
 def _code_point(buf, q, end):
     """The code point that starts at ``buf[q]`` (before ``end``) and its length in bytes; -1 for a
-    stray continuation byte (never in valid UTF-8)."""
+    stray continuation byte (never in what ``text_buffer`` makes)."""
     b = int(buf[q])
     if b < 128:
         return b, 1
@@ -46,9 +46,11 @@ def _years_of_texts(buf, offsets, first, last, digit_value, lo, hi, out):
 
     A year starts with the ASCII bytes "15".."19" or "20", which no other code point's UTF-8
     holds, so only those places are read: the code point before must be no digit (read back to
-    its lead byte: the buffer is valid UTF-8, as ``text_buffer`` makes it), the next two must be
-    digits and the one after them none. The byte loop has one rare branch (it decoded every
-    code point before: 11 -> 3 ms for 20,000 texts of 480 bytes)."""
+    its lead byte: in ``text_buffer``'s bytes every code point is a lead byte and its continuation
+    bytes, lone surrogates included), the next two must be digits and the one after them none.
+    The byte loop has one rarely taken branch; only behind it is :func:`_code_point` called (a
+    call with an array costs reference counting). Decoding every code point instead took 1.3-1.5x
+    as long (in-process A/B on select()'s buffers at n = 200, 2,000 and 20,000)."""
     size = digit_value.shape[0]
     for t in range(first, last):
         start, end = offsets[t], offsets[t + 1]

@@ -1,6 +1,6 @@
 """Query-aware signals: time match, source and title links, the question's terms.
 
-The compiled path (ctxselect/kernels/terms.py through ``query_features``) must equal the plain-Python
+The compiled path (ctxselect/kernels/terms.py and years.py through ``query_features``) must equal the plain-Python
 twin, tests/naive/query_terms.py, the implementation it replaced: on fixed inputs, edge inputs,
 drawn candidates (hypothesis) and generated queries, below and above the parallel cut-off.
 """

@@ -166,6 +166,20 @@ def test_claim_pairs_passes_the_members_rows_of_the_buffer(monkeypatch):
     assert with_buffer[0] and with_buffer == detect.claim_pairs(texts, red_i, red_j)
 
 
+def test_claim_pairs_refuses_titles_that_are_not_one_per_text_above_the_limit(monkeypatch):
+    """Above the limit only the members' titles are read (through a view of their length), so the
+    count is checked against all the texts first, as below it."""
+    from ctxselect.errors import InputError
+
+    texts = ["the storm outage in the northern district affected 3559 people"] * 3 + ["unrelated"]
+    red_i, red_j = np.array([2], np.int64), np.array([3], np.int64)
+    for limit in (100, 3):
+        monkeypatch.setattr(detect, "CLAIM_ALL_TEXTS_LIMIT", limit)
+        with pytest.raises(InputError, match="titles"):
+            detect.claim_pairs(texts, red_i, red_j, titles=["A", "B"])
+        assert detect.claim_pairs(texts, red_i, red_j, titles=["A"] * 4) == detect.claim_pairs(texts, red_i, red_j)
+
+
 def test_the_exotic_code_points_are_where_the_kernel_would_misread():
     exotic = set(exotic_code_points().tolist())
     assert {0x307, 0x17F, 0x131, 0x663, 0x2003, 0xD800} <= exotic and not exotic & set(range(128))

@@ -17,6 +17,7 @@ from itertools import islice
 
 import numpy as np
 
+from ctxselect.errors import InputError
 from ctxselect.features.pairs import ConflictKind, ContradictionPairs
 from ctxselect.kernels.pairs import _differing_code_pairs
 from ctxselect.packing import PackedCandidates
@@ -200,6 +201,9 @@ def claim_pairs(texts: list[str], red_i: np.ndarray, red_j: np.ndarray, buffer=N
     ``titles``: their chunks' titles (:func:`~ctxselect.text.claims.claim_titles`), if any."""
     if len(texts) <= CLAIM_ALL_TEXTS_LIMIT:
         return find_claim_conflicts(texts, buffer=buffer, titles=titles)
+    if titles is not None and len(titles) != len(texts):  # as find_claim_conflicts says it (the members'
+        raise InputError(field="titles", expected=f"one per text ({len(texts)})",  # view hides the length)
+                         found=f"{len(titles)} titles")
     members = np.unique(np.concatenate([red_i, red_j])).tolist()
     if buffer is not None:  # the members' rows of the buffer
         buf, offsets = buffer
