@@ -41,7 +41,8 @@ def _reduced(w, t, lam, mu, nu, ig_ptr, ig_grp, ia_ptr, ia_asp):
 @serial
 def _take(r, src, caps, khi, picked):
     """The relaxation's items: the largest positive r, at most caps[s] per source and ``khi`` in
-    all (marked in ``picked``); returns their sum. Sorts only when a cap binds."""
+    all (marked in ``picked``); returns their sum. Sorts only when a cap binds, and only the
+    positive r."""
     m = r.shape[0]
     per_source = np.zeros(caps.shape[0], dtype=np.int64)
     positive = 0
@@ -61,12 +62,18 @@ def _take(r, src, caps, khi, picked):
                 picked[i] = True
                 total += r[i]
         return total
-    order = np.argsort(-r, kind="mergesort")
+    positive_items = np.empty(positive, dtype=np.int64)  # only these are ever taken: only they are sorted
+    k = 0
+    for i in range(m):
+        if r[i] > 0.0:
+            positive_items[k] = i
+            k += 1
+    order = positive_items[np.argsort(-r[positive_items], kind="mergesort")]  # stable: ties in item order
     per_source[:] = 0
     left = khi
-    for k in range(m):
+    for k in range(positive):
         i = order[k]
-        if r[i] <= 0.0 or left <= 0:
+        if left <= 0:
             break
         if per_source[src[i]] < caps[src[i]]:
             per_source[src[i]] += 1
