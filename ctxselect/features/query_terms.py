@@ -16,10 +16,11 @@ None of these reads labels; each uses only the question's text and the candidate
 
 The words are those of :func:`ctxselect.text.words.content_terms` and the years those of
 :func:`~ctxselect.text.words.years_in`, but the candidates' texts are read by the jitted kernels of
-:mod:`ctxselect.kernels.terms` and :mod:`ctxselect.kernels.years` (one pass over the packed text buffer per call, terms as 64-bit
-hashes; see that module for the rare collisions): the most relevant candidates' terms are listed,
-then one pass finds which of those and of the question's terms each text holds (none of the other
-terms is listed), and the rest is NumPy over that matrix. Python reads only the question, each
+:mod:`ctxselect.kernels.terms` and :mod:`ctxselect.kernels.years` (a pass over the packed text
+buffer per call each, terms as 64-bit hashes; see the terms module for the rare collisions): the
+most relevant candidates' terms are listed, then one pass finds which of those and of the
+question's terms each text holds (none of the other terms is listed), and the rest is NumPy over
+that matrix. Python reads only the question, each
 candidate's ``extra["title"]`` when any candidate has extra fields (titles live in per-candidate
 dicts; when any is set they form a second, small buffer), the source
 names once per distinct source, and the rare texts with a capital sigma Σ (the one letter whose
