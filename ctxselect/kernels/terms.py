@@ -239,7 +239,9 @@ def _text_probes(buf, offsets, stop_bits, stop_keys, stop_index, stop_buf, stop_
     n = offsets.shape[0] - 1
     out = np.zeros((n, probes.shape[0]), dtype=np.bool_)
     sigma = np.zeros(n, dtype=np.bool_)
-    table_keys, table_index = _key_table(_state_keys(probes), 32)
+    # a sparse table: most words are no probe and stop at an empty first slot (spread 128 rather than
+    # 32: 0.92 / 0.90 / 0.94x the time at n = 200 / 2,000 / 20,000, in-process A/B, same output)
+    table_keys, table_index = _key_table(_state_keys(probes), 128)
     bound = np.zeros(n + 1, dtype=np.int64)  # nothing listed: the counts written (bound[1:]) stay 0
     no_terms = np.zeros(0, dtype=np.uint64)
     chunks = min(n, _CHUNKS)
