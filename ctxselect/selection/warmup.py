@@ -33,8 +33,8 @@ def warm_up() -> float:
     optimizing call's clock starts (the result is never a fallback for it), but that call's wall
     time then includes the loading: 1-1.5 s with Numba's on-disk cache warm on a shared 2-core
     machine (Numba's import and first start-up 0.7-0.8 s of it), half a minute with the cache cold
-    (docs/deployment.md warms it at build time; benchmarks/first_call.py measures it). Safe from several threads (one loads, the others
-    wait for it); later calls return at once.
+    (docs/deployment.md warms it at build time; benchmarks/first_call.py measures it). Safe from
+    several threads (one loads, the others wait for it); later calls return at once.
 
     Kernels that only run on very large inputs (the parallel variants, from 32 MB of text) still
     load on their first use.
