@@ -52,7 +52,7 @@ def test_the_package_imports_with_the_jit_disabled(tmp_path):
 
 TWIN_SCRIPT = """
 import sys
-from ctxselect.kernels import minhash as m
+from ctxselect.kernels import words as m
 from ctxselect.packing import text_buffer
 buf, off = text_buffer(["hello world foo bar baz"] * 3)
 kernel = m._signatures_serial if sys.argv[1] == "serial" else m._signatures
@@ -77,4 +77,4 @@ def test_a_parallel_kernel_never_loads_its_serial_twins_cache_entry(tmp_path):
     assert run("serial") == ["_signatures_serial", "0", "0"]
     assert run("parallel") == ["_signatures", "1", "0"]  # compiled here, with its parfor
     names = sorted(p.name.split("-")[0] for p in (tmp_path / "cache").rglob("*.nbi"))
-    assert "minhash._signatures" in names and "minhash._signatures_serial" in names
+    assert "words._signatures" in names and "words._signatures_serial" in names

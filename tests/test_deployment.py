@@ -27,8 +27,8 @@ cands = [{"id": f"c{k}", "text": f"Refunds for plan {k} take {k % 7 + 1} days.",
 print(config.CACHE_DIR, config.CACHE_READ_ONLY)
 print(ctxselect.select(cands, {"token_budget": 30}, "how long do refunds take", method=sys.argv[1]).ids)
 print(ctxselect.inspect(cands[:3], {"token_budget": 30}).metrics["token_utilization"] > 0)
-from ctxselect.kernels import minhash
-kernel = minhash._signatures_serial
+from ctxselect.kernels import words
+kernel = words._scan_words_serial  # the question's terms and the signatures in one scan
 print(sum(kernel._cache_hits.values()) if hasattr(kernel, "_cache_hits") else "nojit")
 """
 

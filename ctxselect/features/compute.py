@@ -6,12 +6,15 @@ the jitted kernels of :mod:`ctxselect.kernels`; the kernels never see a Python o
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 from rapidfuzz import fuzz, process
 
 from ctxselect.errors import InputError
 from ctxselect.features.contradictions.detect import detect_contradictions
 from ctxselect.features.pairs import PairList, Signals
+from ctxselect.features.query_terms import query_probes, scan_words
 from ctxselect.features.similarity import cosine_pairs, minhash_pairs, text_signatures
 from ctxselect.kernels.pairs import _components, _freshness
 from ctxselect.model import validation as checks
@@ -39,6 +42,7 @@ SIMILARITY_CHOICES = ("auto", "cosine", "minhash", "none")
 
 def signals(
     packed: PackedCandidates,
+    query: str | None = None,
     *,
     similarity: str = "auto",
     redundancy_threshold: float | None = None,
@@ -59,6 +63,10 @@ def signals(
     ----------
     packed : PackedCandidates
         From :func:`ctxselect.pack`.
+    query : str, optional
+        The question. Its terms and the most relevant candidate's are looked for in each text in
+        the same pass over the words as the MinHash signatures (``Signals.query_probes``, which
+        :func:`ctxselect.selection.problem.build_problem` reads instead of scanning again).
     similarity : {"auto", "cosine", "minhash", "none"}
         ``auto`` uses the cosine of embeddings when the candidates have them, else MinHash of word
         shingles when they have text, else none.
@@ -108,6 +116,7 @@ def signals(
 
     n = packed.n
     texts = [c.text for c in packed.candidates]
+    probes = query_probes(packed, checks.optional_text(query, "query"))
     if similarity == "auto":
         similarity = ("cosine" if packed.embeddings is not None
                       else "minhash" if any(t.strip() for t in texts) else "none")
@@ -129,8 +138,13 @@ def signals(
             near = rw >= dup_t
             dup = near.copy()
         else:
-            sig, _words = text_signatures(texts, shingle_size=shingle_size, bins=signature_bins,
-                                          buffer=packed.text_buffer)
+            if probes is None:
+                sig, _words = text_signatures(texts, shingle_size=shingle_size, bins=signature_bins,
+                                              buffer=packed.text_buffer)
+            else:  # the question's terms found in the same pass over the words
+                sig, hits = scan_words(packed.text_buffer, texts, probes.probes, shingle_size=shingle_size,
+                                       bins=signature_bins)
+                probes = dataclasses.replace(probes, hits=hits)
             ri, rj, rw = minhash_pairs(sig, low)
             near = rw >= dup_t
             dup = near.copy()
@@ -149,6 +163,8 @@ def signals(
         claim_severity=claim_severity)
 
     clusters = _components(n, ri[dup], rj[dup])
+    if probes is not None and probes.hits is None:  # no signatures were made: the terms alone
+        probes = dataclasses.replace(probes, hits=scan_words(packed.text_buffer, texts, probes.probes)[1])
     return Signals(
         freshness=chunk_freshness(packed, zero_outside_window=zero_outside_window),
         redundancy=PairList(ri, rj, rw),
@@ -158,4 +174,5 @@ def signals(
         similarity=similarity,
         claim_conflicts=claim_conflicts,
         claim_agreements=claim_agreements,
+        query_probes=probes,
     )

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import IntFlag
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from ctxselect.features.query_terms import QueryProbes
 
 __all__ = ["ConflictKind", "PairList", "ContradictionPairs", "Signals"]
 
@@ -80,6 +84,9 @@ class Signals:
         ``"cosine"``, ``"minhash"`` or ``"none"``.
     claim_conflicts, claim_agreements : dict (i, j) -> list of (Claim, Claim)
         Free-text claims two chunks disagree / agree on (:mod:`ctxselect.text.claims`).
+    query_probes : QueryProbes or None
+        The question's probe terms and the texts that hold them, when ``signals`` was given the
+        question (:mod:`ctxselect.features.query_terms`).
     """
 
     freshness: np.ndarray
@@ -90,6 +97,7 @@ class Signals:
     similarity: str
     claim_conflicts: dict = None
     claim_agreements: dict = None
+    query_probes: QueryProbes | None = None
 
     def duplicate_groups(self) -> list[np.ndarray]:
         """The clusters with two or more members, each as sorted positions."""

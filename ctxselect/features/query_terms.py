@@ -16,15 +16,16 @@ None of these reads labels; each uses only the question's text and the candidate
 
 The words are those of :func:`ctxselect.text.words.content_terms` and the years those of
 :func:`~ctxselect.text.words.years_in`, but the candidates' texts are read by the jitted kernels of
-:mod:`ctxselect.kernels.terms` and :mod:`ctxselect.kernels.years` (a pass over the packed text
-buffer per call each, terms as 64-bit hashes; see the terms module for the rare collisions): the
-most relevant candidates' terms are listed, then one pass finds which of those and of the
-question's terms each text holds (none of the other terms is listed), and the rest is NumPy over
-that matrix. Python reads only the question, each
-candidate's ``extra["title"]`` when any candidate has extra fields (titles live in per-candidate
-dicts; when any is set they form a second, small buffer), the source
-names once per distinct source, and the rare texts with a capital sigma Σ (the one letter whose
-lower case depends on its neighbours), whose terms come from ``content_terms`` itself.
+:mod:`ctxselect.kernels.words` and :mod:`ctxselect.kernels.years` (terms as 64-bit hashes; see
+:mod:`ctxselect.kernels.terms` for the rare collisions): the most relevant candidates' terms are
+listed (:func:`query_probes`), then one pass finds which of those and of the question's terms each
+text holds (none of the other terms is listed): the same pass as the MinHash signatures' when
+:func:`ctxselect.signals` is given the question (:func:`scan_words`). The rest is NumPy over that
+matrix. Python reads only the question, each candidate's ``extra["title"]`` when any candidate
+has extra fields (titles live in per-candidate dicts; when any is set they form a second, small
+buffer), the source names once per distinct source, and the rare texts with a capital sigma Σ
+(the one letter whose lower case depends on its neighbours), whose terms come from
+``content_terms`` itself.
 """
 
 from __future__ import annotations
@@ -43,18 +44,16 @@ from ctxselect.kernels.terms import (
     _key_table,
     _membership,
     _membership_serial,
+    _probe_table,
     _stop_bits,
-    _text_probes,
-    _text_probes_serial,
-    _text_terms,
-    _text_terms_serial,
     _weighted_rows,
 )
+from ctxselect.kernels.words import _scan_words, _scan_words_serial, _text_terms, _text_terms_serial
 from ctxselect.kernels.years import _time_match, _time_match_serial
 from ctxselect.packing import PackedCandidates, text_buffer
 from ctxselect.text.words import STOPWORDS, content_terms, years_in
 
-__all__ = ["QueryFeatures", "query_features"]
+__all__ = ["QueryFeatures", "QueryProbes", "query_features", "query_probes", "scan_words"]
 
 _CAPITAL_SIGMA = "\u03a3"
 
@@ -158,17 +157,22 @@ def _top_terms(buffer: tuple[np.ndarray, np.ndarray], texts, top: list[int]) -> 
     return np.concatenate(rows + [np.zeros(0, np.uint64)])
 
 
-def _probe_rows(buffer: tuple[np.ndarray, np.ndarray], texts, probes: np.ndarray, big: bool) -> np.ndarray:
-    """Bool (n, P): whether each text holds the term ``probes[j]`` (what :func:`_term_rows`
+def scan_words(buffer: tuple[np.ndarray, np.ndarray], texts, probes: np.ndarray, *, shingle_size: int = 3,
+               bins: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """One pass over the words of each text of ``buffer`` (a lower-cased
+    :func:`~ctxselect.packing.text_buffer`): MinHash signatures (n x ``bins``; none when ``bins``
+    is 0) and bool (n, P): whether each text holds the term ``probes[j]`` (what :func:`_term_rows`
     lists, found without listing it; the texts with a capital Σ through ``content_terms``)."""
     buf, offsets = buffer
-    member, sigma = (_text_probes if big else _text_probes_serial)(buf, offsets, *_stopword_table(), probes)
+    kernel = _scan_words_serial if len(buf) < SERIAL_BYTES else _scan_words
+    sig, _words, member, sigma = kernel(buf, offsets, shingle_size, bins, *_stopword_table(), *_probe_table(probes),
+                                        len(probes))
     if sigma.any():
         for i in np.flatnonzero(sigma).tolist():
             if _CAPITAL_SIGMA in texts[i]:
                 terms = list(content_terms(texts[i]))
                 member[i] = np.isin(probes, _hash_each(*text_buffer(terms, lower=False)) if terms else [])
-    return member
+    return sig, member
 
 
 def _titles(cands) -> list[str] | None:
@@ -195,24 +199,32 @@ def _source_match(packed: PackedCandidates, query: str) -> np.ndarray:
     return per_source[packed.source]
 
 
-def query_features(packed: PackedCandidates, query: str | None, *, feedback: int = 1) -> QueryFeatures:
-    """Compute :class:`QueryFeatures` for the candidates of ``packed`` and the question ``query``.
+@dataclass(frozen=True, eq=False)
+class QueryProbes:
+    """The terms one pass over the candidates' words looks for: the question's and the most relevant
+    candidates' (:func:`query_probes`), and once found (``hits``) which texts hold each."""
 
-    Parameters
-    ----------
-    feedback : int
-        How many of the most relevant candidates feed the expansion vocabulary.
-    """
+    query: str
+    feedback: int
+    q_strings: list[str]          # the question's terms, sorted
+    q_hashes: np.ndarray          # their hashes
+    order: np.ndarray             # the most relevant candidates
+    top_text: np.ndarray          # the term hashes of their texts
+    top_terms: np.ndarray         # ... and of their titles, sorted, distinct
+    title_rows: tuple | None      # each candidate's title terms (CSR), when any has a title
+    probes: np.ndarray            # the sorted union of q_hashes and top_terms
+    hits: np.ndarray | None = None  # bool (n, P): the texts that hold each probe (titles not included)
+
+
+def query_probes(packed: PackedCandidates, query: str | None, *, feedback: int = 1) -> QueryProbes | None:
+    """The :class:`QueryProbes` of the question ``query`` over the candidates of ``packed`` (their
+    texts not yet scanned); None without a question or candidates."""
     n = packed.n
     if not query or not query.strip() or n == 0:
-        return QueryFeatures.empty(n)
+        return None
     cands = packed.candidates
-    buffer = packed.text_buffer
-    big = len(buffer[0]) >= SERIAL_BYTES
-    texts = _Texts(cands)
     titles = _titles(cands)
     title_rows = _term_rows(text_buffer(titles), titles) if titles and any(titles) else None
-
     # the question's terms (all of them, found or not), sorted, with their hashes
     q_strings = sorted(content_terms(query))
     q_hashes = _hash_each(*text_buffer(q_strings, lower=False))
@@ -220,14 +232,41 @@ def query_features(packed: PackedCandidates, query: str | None, *, feedback: int
     order = (np.argmax(packed.relevance)[None] if feedback == 1
              else np.argsort(-packed.relevance, kind="stable")[:feedback])
     top = order.tolist()
-    top_text = _top_terms(buffer, texts, top)
+    top_text = _top_terms(packed.text_buffer, _Texts(cands), top)
     top_terms = np.union1d(top_text, _row_values(title_rows, top)) if title_rows else np.unique(top_text)
+    return QueryProbes(query, feedback, q_strings, q_hashes, order, top_text, top_terms, title_rows,
+                       np.union1d(q_hashes, top_terms))
+
+
+def query_features(packed: PackedCandidates, query: str | None, *, feedback: int = 1,
+                   probes: QueryProbes | None = None) -> QueryFeatures:
+    """Compute :class:`QueryFeatures` for the candidates of ``packed`` and the question ``query``.
+
+    Parameters
+    ----------
+    feedback : int
+        How many of the most relevant candidates feed the expansion vocabulary.
+    probes : QueryProbes, optional
+        This question's probes, with the texts' hits found already (as :func:`ctxselect.signals`
+        finds them in its pass for the MinHash signatures); otherwise the texts are scanned here.
+    """
+    n = packed.n
+    if probes is None or probes.query != query or probes.feedback != feedback:
+        probes = query_probes(packed, query, feedback=feedback)
+        if probes is None:
+            return QueryFeatures.empty(n)
+    buffer = packed.text_buffer
+    big = len(buffer[0]) >= SERIAL_BYTES
+    q_strings, q_hashes, order, top_text, top_terms, title_rows = (
+        probes.q_strings, probes.q_hashes, probes.order, probes.top_text, probes.top_terms, probes.title_rows)
 
     # which candidates hold each probe term (a candidate's terms: its text's and its title's)
-    probes = np.union1d(q_hashes, top_terms)
-    member = _probe_rows(buffer, texts, probes, big)
+    member = probes.hits
+    if member is None:
+        member = scan_words(buffer, _Texts(packed.candidates), probes.probes)[1]
+    probes = probes.probes
     if title_rows:
-        member |= (_membership if big else _membership_serial)(*title_rows, probes)
+        member = member | (_membership if big else _membership_serial)(*title_rows, probes)
     df = member.sum(axis=0)
 
     q_cols = np.searchsorted(probes, q_hashes)  # the probes are sorted and hold every one

@@ -20,10 +20,9 @@ from ctxselect.kernels.minhash import (
     _band_keys,
     _lsh_pairs,
     _signature_similarity,
-    _signatures,
-    _signatures_serial,
 )
 from ctxselect.kernels.pairs import _upper_pairs_above
+from ctxselect.kernels.words import _signatures, _signatures_serial
 from ctxselect.packing import text_buffer
 
 __all__ = ["cosine_pairs", "text_signatures", "minhash_pairs", "lsh_bands", "one_blas_thread",

@@ -1,12 +1,8 @@
-"""MinHash signatures of word shingles, LSH banding and signature similarity, jitted.
+"""MinHash signatures compared, jitted: signature similarity, all pairs above a threshold, LSH banding.
 
-Texts arrive as one lower-cased UTF-8 byte buffer with offsets. A word is the one word of
-``ctxselect.model.tokens.WORD``, a maximal run of ASCII letters and digits or code points
-U+00C0–U+FFFF (two-byte sequences from lead byte 0xC3, three-byte sequences); a shingle is ``k`` consecutive words (the whole text when it
-has fewer). Signatures use one-permutation hashing: each shingle's 64-bit hash picks one of ``K``
-bins and competes for that bin's minimum; empty bins are filled by rotation (the next non-empty
-bin to the right, plus an offset per step), so every signature of a non-empty text is dense. The
-share of equal bins of two signatures estimates the Jaccard similarity of their shingle sets.
+The signatures (one row of ``K`` uint64 bins per text, ``EMPTY`` in every bin of a text without
+words) are made by the word scan of :mod:`ctxselect.kernels.words`; the share of equal bins of
+two signatures estimates the Jaccard similarity of their word-shingle sets.
 """
 
 from __future__ import annotations
@@ -17,10 +13,6 @@ from numba import prange, uint64
 from ctxselect._config import TOLERANCE, parallel, serial, serial_twin
 
 EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)
-_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
-_FNV_PRIME = np.uint64(0x100000001B3)
-_ROTATION_STEP = np.uint64(0x9E3779B97F4A7C15)
-_CHUNKS = 256  # the parallel kernel's prange steps: chunks of consecutive texts
 
 
 @serial
@@ -29,135 +21,6 @@ def _mix64(x):
     x = (x ^ (x >> uint64(30))) * uint64(0xBF58476D1CE4E5B9)
     x = (x ^ (x >> uint64(27))) * uint64(0x94D049BB133111EB)
     return x ^ (x >> uint64(31))
-
-
-# Each byte's class for the word scan: 0 an ASCII separator, 1 an ASCII letter or digit, 2 the lead
-# byte of a word character's sequence (U+00C0..U+07FF from 0xC3, U+0800..U+FFFF), 3 a continuation
-# byte (of the class of its lead), 4 any other lead byte (U+0080..U+00BF, astral code points).
-_BYTE_CLASS = np.zeros(256, dtype=np.uint8)
-_BYTE_CLASS[48:58] = _BYTE_CLASS[65:91] = _BYTE_CLASS[97:123] = 1
-_BYTE_CLASS[0x80:0xC0] = 3
-_BYTE_CLASS[0xC0:0xC3] = _BYTE_CLASS[0xF0:] = 4
-_BYTE_CLASS[0xC3:0xF0] = 2
-
-
-@serial
-def _word_hashes(buf, start, end, out):
-    """The FNV-1a hashes of the words of buf[start:end], into ``out`` (room for
-    ``(end - start) // 2 + 1``); how many.
-
-    Two tight loops, over a run of separators then over a word, instead of one loop with the
-    state of both (words only at 50,000 texts, 24 MB, alternating: 91-97 -> 81-83 ms). A byte's class decides,
-    except a continuation byte's, which has the class of the sequence's lead (``lead_is_word``,
-    set by every byte of another class: a stray continuation after an ASCII letter separates)."""
-    count = 0
-    lead_is_word = False
-    p = start
-    while p < end:
-        while p < end:  # separators
-            kind = _BYTE_CLASS[buf[p]]
-            if kind == 1:
-                lead_is_word = False
-                break
-            if kind != 3:
-                lead_is_word = kind == 2
-            if lead_is_word:
-                break
-            p += 1
-        if p == end:
-            break
-        h = _FNV_OFFSET
-        while p < end:  # a word, from its first byte
-            b = buf[p]
-            kind = _BYTE_CLASS[b]
-            if kind == 1:
-                lead_is_word = False
-            elif kind != 3:
-                lead_is_word = kind == 2
-                if not lead_is_word:
-                    break
-            elif not lead_is_word:
-                break
-            h = (h ^ uint64(b)) * _FNV_PRIME
-            p += 1
-        out[count] = h
-        count += 1
-    return count
-
-
-@serial
-def _sign_texts(buf, offsets, first, last, shingle, bins, sig, words_per_text):
-    """The signature rows and word counts of the texts first..last-1 (one scratch for their words).
-
-    A text's bins are built in a local row, then densified into its row of ``sig`` in one write
-    (no 2-D index in the inner loops). A shingle's minimum is kept with ``min`` (no branch: about
-    half the bins are first filled, so the branch was unpredictable); densification finds each
-    empty bin's source in one backward scan, then mixes every bin and keeps the filled bins'
-    values (a loop without branches, which LLVM vectorises: 128 mixes cost less than about 70
-    mispredicted branches). With the word scan of :func:`_word_hashes`, serial, on select()'s
-    captured inputs (in-process A/B, medians of 11): n = 200 0.64 -> 0.52 ms, 2,000 6.3 -> 4.4,
-    20,000 68 -> 44, 50,000 186 -> 134."""
-    largest = 0
-    for t in range(first, last):
-        largest = max(largest, (offsets[t + 1] - offsets[t]) // 2 + 1)
-    words = np.empty(largest, dtype=np.uint64)
-    bin_of, value_of = np.empty(largest, dtype=np.uint64), np.empty(largest, dtype=np.uint64)  # per shingle
-    row = np.empty(bins, dtype=np.uint64)
-    source_of = np.empty(bins, dtype=np.int64)  # an empty bin's source, counted past the end when it wraps
-    ubins = uint64(bins)
-    mask = uint64(bins - 1)
-    power_of_two = bins & (bins - 1) == 0
-    for t in range(first, last):
-        out = sig[t]
-        w = _word_hashes(buf, offsets[t], offsets[t + 1], words)
-        words_per_text[t] = w
-        row[:] = EMPTY
-        if w == 0:
-            out[:] = row
-            continue
-        k = min(shingle, w)
-        if k == 3:  # the default shingle: its hashes in a loop of its own, which LLVM vectorises (-8 %)
-            for s in range(w - 2):
-                h = _mix64(_mix64(_mix64(uint64(3) ^ words[s]) ^ words[s + 1]) ^ words[s + 2])
-                bin_of[s] = h & mask if power_of_two else h % ubins
-                value_of[s] = _mix64(h ^ _ROTATION_STEP)
-            for s in range(w - 2):
-                row[bin_of[s]] = min(row[bin_of[s]], value_of[s])
-        else:
-            for s in range(w - k + 1):
-                h = uint64(k)
-                for m in range(k):
-                    h = _mix64(h ^ words[s + m])
-                # h % bins; a mask when bins is a power of two (the same bin, without a division)
-                b = h & mask if power_of_two else h % ubins
-                row[b] = min(row[b], _mix64(h ^ _ROTATION_STEP))
-        # rotation densification: an empty bin borrows from the next originally non-empty bin to
-        # its right (circularly), mixed with the distance, so equal patterns stay equal.
-        source = 0
-        while row[source] == EMPTY:
-            source += 1
-        source += bins
-        for b in range(bins - 1, -1, -1):
-            source = b if row[b] != EMPTY else source
-            source_of[b] = source
-        for b in range(bins):
-            s = source_of[b]
-            value = row[b]
-            borrowed = _mix64(row[s - bins if s >= bins else s] + uint64(s - b) * _ROTATION_STEP)
-            out[b] = value if value != EMPTY else borrowed
-
-
-@parallel
-def _signatures(buf, offsets, shingle, bins):
-    """One signature row (``bins`` uint64) per text; also each text's word count. The parallel
-    kernel gives each ``prange`` step a chunk of consecutive texts."""
-    n = offsets.shape[0] - 1
-    sig = np.empty((n, bins), dtype=np.uint64)
-    words_per_text = np.zeros(n, dtype=np.int64)
-    chunks = min(n, _CHUNKS)
-    for c in prange(chunks):
-        _sign_texts(buf, offsets, c * n // chunks, (c + 1) * n // chunks, shingle, bins, sig, words_per_text)
-    return sig, words_per_text
 
 
 @serial
@@ -358,5 +221,4 @@ def _lsh_pairs(keys, max_bucket):
 
 # Serial twins for small inputs: launching the parallel kernels costs milliseconds (thread wake-up,
 # and waiting on BLAS's spinning threads), more than the work itself for a few dozen texts.
-_signatures_serial = serial_twin(_signatures, "_signatures_serial")
 _all_pairs_above_serial = serial_twin(_all_pairs_above, "_all_pairs_above_serial")

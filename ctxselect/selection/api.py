@@ -151,7 +151,7 @@ def prepare(
         objective_weights = weights
     else:
         objective_weights = ObjectiveWeights.from_mapping({**packed.requirements.weights, **(weights or {})})
-    sig = compute_signals(packed, **options)
+    sig = compute_signals(packed, query, **options)
     t2 = time.perf_counter()
     problem = build_problem(packed, sig, objective_weights, query=query,
                             hard_conflict_severity=hard_conflict_severity,
@@ -163,7 +163,8 @@ def prepare(
 
 
 #: The keyword options of :func:`ctxselect.signals`, read once from its signature.
-_SIGNAL_OPTIONS = tuple(name for name in inspect.signature(compute_signals).parameters if name != "packed")
+_SIGNAL_OPTIONS = tuple(name for name in inspect.signature(compute_signals).parameters
+                        if name not in ("packed", "query"))  # the question is select()'s own argument
 
 
 def _signal_options(options: Mapping[str, Any] | None) -> dict[str, Any]:

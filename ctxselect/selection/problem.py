@@ -269,7 +269,7 @@ def build_problem(
     uses_query = any(getattr(w, k) > 0 for k in ("query_coverage", "expansion", "title_link", "time_match",
                                                  "source_match"))
     if query and uses_query and n:
-        features = query_features(packed, query)
+        features = query_features(packed, query, probes=signals.query_probes)  # the hits found with the signatures
         for name in ("expansion", "title_link", "time_match", "source_match"):
             signal = getattr(features, name)
             strength = strength + getattr(w, name) * (signal - signal.min())  # only differences count

@@ -78,7 +78,8 @@ def _load_kernels() -> None:
                    **({"embedding": embeddings[k]} if embeddings else {})} for k, t in enumerate(texts)]
         packed = pack(chunks, {"token_budget": 10, "conflict_fields": ["f"], "now": 1.1e9})
         weights = ObjectiveWeights.from_mapping(packed.requirements.weights)
-        problem = build_problem(packed, compute_signals(packed), weights, query="floods in 2021?")
+        question = "floods in 2021?"  # its terms found in the signatures' pass (and not: embeddings)
+        problem = build_problem(packed, compute_signals(packed, question), weights, query=question)
     upper_bound(problem, problem.capacity(True))  # the core's bound kernel
     minhash_pairs(text_signatures(texts)[0], 0.5, exhaustive=False)  # LSH banding (n >= 634 only)
     for method in (Method.GREEDY, Method.DENSITY, Method.MMR):  # the optimizer's hints, and MMR for warm_up()

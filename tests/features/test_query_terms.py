@@ -1,6 +1,7 @@
 """Query-aware signals: time match, source and title links, the question's terms.
 
-The compiled path (ctxselect/kernels/terms.py and years.py through ``query_features``) must equal the plain-Python
+The compiled path (ctxselect/kernels/words.py, terms.py and years.py through ``query_features``,
+its probes found by ``query_features`` itself and by ``signals``) must equal the plain-Python
 twin, tests/naive/query_terms.py, the implementation it replaced: on fixed inputs, edge inputs,
 drawn candidates (hypothesis) and generated queries, below and above the parallel cut-off.
 """
@@ -58,8 +59,9 @@ def test_source_title_and_terms():
 FIELDS = ("expansion", "title_link", "time_match", "source_match")
 
 
-def assert_same(packed, query, feedback=1):
-    """query_features equals the twin: the same terms, covers, and floats to 1e-12."""
+def assert_same(packed, query, feedback=1, via_signals=True):
+    """query_features equals the twin: the same terms, covers, and floats to 1e-12; and so does it
+    with the probes that signals() found (``via_signals``)."""
     got = query_features(packed, query, feedback=feedback)
     want = naive_query_features(packed, query, feedback=feedback)
     n = packed.n
@@ -72,6 +74,16 @@ def assert_same(packed, query, feedback=1):
         value = getattr(got, name)
         assert value.dtype == np.float64 and value.shape == (n,), name
         np.testing.assert_allclose(value, want[name], rtol=1e-12, atol=1e-12, err_msg=name)
+    valid = query is None or not any(0xD800 <= ord(c) <= 0xDFFF for c in query)  # signals() refuses the rest
+    # the hits signals() finds: with the signatures, or alone
+    for similarity in ("minhash", "none") if valid and via_signals else ():
+        probes = ctxselect.signals(packed, query, similarity=similarity, claims=False).query_probes
+        assert (probes is None) == (not query or not query.strip() or n == 0)
+        assert probes is None or probes.hits.shape == (n, len(probes.probes))
+        again = query_features(packed, query, feedback=feedback, probes=probes)
+        assert again.terms == got.terms and again.covers.tolist() == got.covers.tolist()
+        for name in ("term_weight", *FIELDS):
+            np.testing.assert_array_equal(getattr(again, name), getattr(got, name), err_msg=name)
     return got
 
 
@@ -128,8 +140,9 @@ def test_capital_sigma_texts_take_the_python_path(monkeypatch):
     packed = packed_of(texts, titles=["ΣΑ'Σ", "σ", None, None, None])
     f = assert_same(packed, "ας οδος σοφία")
     assert set(f.terms) == {"ας", "οδος", "σοφία"}
-    # content_terms ran on the question and on the texts and titles with a Σ, nothing else
-    assert sorted(calls) == sorted(["ας οδος σοφία", "ΑΣ'Β", "ΟΔΟΣ.ΚΑΙ", "Σ.", "ΣΑ'Σ"])
+    # content_terms ran on the question and on the texts and titles with a Σ, nothing else (once for
+    # query_features' own scan, once each for the scans of signals() with and without signatures)
+    assert sorted(calls) == sorted(["ας οδος σοφία", "ΑΣ'Β", "ΟΔΟΣ.ΚΑΙ", "Σ.", "ΣΑ'Σ"] * 3)
 
 
 def test_digit_table_is_the_regex_digit_class():
@@ -167,7 +180,7 @@ def test_large_inputs_take_the_parallel_kernels_and_match_twin(monkeypatch):
     """Above the cut-off (bytes of text) the parallel kernels run; below it the serial twins."""
     monkeypatch.setattr(query_terms, "SERIAL_BYTES", 200_000)  # the real cut-off would need 32 MB of text
     calls = []
-    for name in ("_text_terms", "_text_terms_serial", "_text_probes", "_text_probes_serial", "_membership",
+    for name in ("_text_terms", "_text_terms_serial", "_scan_words", "_scan_words_serial", "_membership",
                  "_membership_serial", "_time_match", "_time_match_serial"):
         kernel = getattr(query_terms, name)
         monkeypatch.setattr(query_terms, name, lambda *a, _k=kernel, _n=name: calls.append(_n) or _k(*a))
@@ -176,13 +189,13 @@ def test_large_inputs_take_the_parallel_kernels_and_match_twin(monkeypatch):
     big = [" ".join(rng.choice(pool) for _ in range(40)) for _ in range(1200)]
     packed = packed_of(big, titles=[rng.choice(pool) for _ in big])
     assert len(packed.text_buffer[0]) > query_terms.SERIAL_BYTES  # precondition
-    assert_same(packed, "rivers of Zimbabwe, İstanbul and 中文 from 1999 to 2001")
+    assert_same(packed, "rivers of Zimbabwe, İstanbul and 中文 from 1999 to 2001", via_signals=False)
     # the texts: parallel; the most relevant text's terms and the titles' (small): serial
-    assert sorted(calls) == ["_membership", "_membership_serial", "_text_probes", "_text_terms_serial",
+    assert sorted(calls) == ["_membership", "_membership_serial", "_scan_words", "_text_terms_serial",
                              "_text_terms_serial", "_time_match"]
     calls.clear()
-    assert_same(packed_of(big[:20]), "rivers of Zimbabwe from 1999 to 2001")
-    assert sorted(calls) == ["_text_probes_serial", "_text_terms_serial", "_time_match_serial"]
+    assert_same(packed_of(big[:20]), "rivers of Zimbabwe from 1999 to 2001", via_signals=False)
+    assert sorted(calls) == ["_scan_words_serial", "_text_terms_serial", "_time_match_serial"]
 
 
 def test_markup_control_characters_and_a_sigma_text_on_top_match_twin():

@@ -20,10 +20,8 @@ from ctxselect.kernels.minhash import (
     _band_keys,
     _lsh_pairs,
     _signature_similarity,
-    _signatures,
-    _signatures_serial,
-    _word_hashes,
 )
+from ctxselect.kernels.words import _signatures, _signatures_serial
 from ctxselect.packing import text_buffer
 from tests.naive.signals import (
     naive_band_keys,
@@ -36,6 +34,7 @@ from tests.naive.signals import (
     naive_words,
     naive_lsh_pair_list,
     naive_byte_words,
+    naive_words_signature,
 )
 
 VOCAB = [f"w{k}" for k in range(60)] + ["ünïcode", "naïve", "2024", "3,559"]
@@ -222,16 +221,26 @@ def test_lsh_pairs_edges():
     assert len(i) == sum(c * (c - 1) // 2 for c in np.bincount(np.arange(300) % 7))
 
 
-def test_word_hashes_follow_the_byte_classes_on_any_bytes():
+@pytest.mark.parametrize("kernel", SIGNATURES.values(), ids=SIGNATURES.keys())
+def test_signed_words_follow_the_byte_classes_on_any_bytes(kernel):
     """Random bytes (invalid UTF-8: stray continuation bytes after letters, after separators, after a
-    word's lead) give the words of the one-loop byte-class reading (naive_byte_words)."""
+    word's lead) are signed as the words of the one-loop byte-class reading (naive_byte_words),
+    one text or many."""
     rng = np.random.default_rng(5)
+    parts = []
     for size in (0, 1, 2, 3, 50, 4000):
         data = rng.integers(0, 256, size).astype(np.uint8)
         data[rng.random(size) < 0.3] = 0x80  # many continuation bytes
-        out = np.empty(size // 2 + 1, dtype=np.uint64)
-        count = _word_hashes(data, 0, size, out)
-        assert out[:count].tolist() == naive_byte_words(data.tolist())
+        parts.append(data)
+        for k, bins in ((1, 64), (3, 128)):
+            sig, words = kernel(data if size else np.zeros(1, np.uint8), np.array([0, size]), k, bins)
+            want = naive_byte_words(data.tolist())
+            assert words.tolist() == [len(want)]
+            assert rows_of(sig) == [naive_words_signature(want, k, bins)]
+    offsets = np.cumsum([0] + [len(p) for p in parts])
+    sig, words = kernel(np.concatenate(parts), offsets, 3, 128)
+    assert words.tolist() == [len(naive_byte_words(p.tolist())) for p in parts]
+    assert rows_of(sig) == [naive_words_signature(naive_byte_words(p.tolist()), 3, 128) for p in parts]
     assert naive_byte_words(list(b"ab\x80 \xc3\xa9\x80x")) == naive_byte_words(list(b"ab")) + naive_byte_words(
         list(b"\xc3\xa9\x80x"))  # not vacuous: the stray byte after "b" separates, after "é" it joins
 

@@ -20,18 +20,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctxselect.kernels.terms import (
-    _CHUNKS,
     _hash_each,
     _key_table,
     _membership,
     _membership_serial,
+    _probe_table,
     _state_keys,
     _stop_bits,
-    _text_probes,
-    _text_probes_serial,
-    _text_terms,
-    _text_terms_serial,
 )
+from ctxselect.kernels.words import _CHUNKS, _scan_words, _scan_words_serial, _text_terms, _text_terms_serial
 from ctxselect.kernels.years import _time_match, _time_match_serial
 from ctxselect.packing import text_buffer
 from ctxselect.text.words import STOPWORDS
@@ -45,6 +42,20 @@ from tests.naive.query_terms import (
 )
 from tests.naive.signals import FNV_OFFSET, FNV_PRIME, MASK, mix64
 
+
+
+def probes_by(scan):
+    """The word scan reading probes only (no signatures): (buf, offsets, *stopword arguments, probes)
+    -> (member, sigma), as query_features calls it."""
+    def text_probes(buf, offsets, *arguments):
+        *stop, probes = arguments
+        sig, words, member, sigma = scan(buf, offsets, 3, 0, *stop, *_probe_table(probes), len(probes))
+        assert sig.shape == (len(offsets) - 1, 0) and not words.any()  # nothing signed
+        return member, sigma
+    return text_probes
+
+
+_text_probes, _text_probes_serial = probes_by(_scan_words), probes_by(_scan_words_serial)
 TERMS = {"parallel": _text_terms, "serial": _text_terms_serial}
 TIME = {"parallel": _time_match, "serial": _time_match_serial}
 MEMBERSHIP = {"parallel": _membership, "serial": _membership_serial}

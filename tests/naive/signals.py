@@ -55,7 +55,11 @@ def mix64(x):
 
 
 def naive_shingles(text, k):
-    words = naive_words(text)
+    return naive_word_shingles(naive_words(text), k)
+
+
+def naive_word_shingles(words, k):
+    """The shingle hashes of a list of word hashes."""
     if not words:
         return set()
     k = min(k, len(words))
@@ -69,8 +73,13 @@ def naive_shingles(text, k):
 
 
 def naive_signature(text, k, bins):
+    return naive_words_signature(naive_words(text), k, bins)
+
+
+def naive_words_signature(words, k, bins):
+    """The signature of a list of word hashes."""
     row = [EMPTY] * bins
-    for h in naive_shingles(text, k):
+    for h in naive_word_shingles(words, k):
         b = h % bins
         row[b] = min(row[b], mix64(h ^ ROTATION_STEP))
     if all(v == EMPTY for v in row):
