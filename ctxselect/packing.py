@@ -68,7 +68,7 @@ def _claim_codes(values: list[Any]) -> tuple[np.ndarray, tuple[Any, ...]]:
 
 #: The fields pack() reads off every candidate's ``__dict__`` (a dataclass keeps its fields
 #: there), all in one C-level pass of :func:`operator.itemgetter`.
-_COLUMNS = ("id", "source", "relevance", "tokens", "rank", "timestamp", "valid_from", "valid_to",
+_COLUMNS = ("id", "text", "source", "relevance", "tokens", "rank", "timestamp", "valid_from", "valid_to",
             "doc_id", "version", "scope", "aspects", "fields", "extra")
 _READ = itemgetter(*_COLUMNS)
 
@@ -99,6 +99,7 @@ class PackedCandidates:
     valid_now : bool array, inside the validity window at ``now``
     source_min, source_max : int64 arrays per source code (0 / unlimited when not constrained)
     budget : int; now : float; requirements : Requirements; candidates : tuple of Candidate
+    texts : tuple of str, each candidate's text (read with the other columns)
     """
 
     ids: tuple[str, ...]
@@ -135,6 +136,7 @@ class PackedCandidates:
     now: float
     requirements: Requirements
     candidates: tuple[Candidate, ...]
+    texts: tuple[str, ...]
 
     @property
     def n(self) -> int:
@@ -149,7 +151,7 @@ class PackedCandidates:
     def text_buffer(self) -> tuple[np.ndarray, np.ndarray]:
         """The candidates' texts as one lower-cased UTF-8 buffer and offsets (:func:`text_buffer`),
         built once per packed query, on first use."""
-        return text_buffer(c.text for c in self.candidates)
+        return text_buffer(self.texts)
 
     def index_of(self, ids: Iterable[str]) -> np.ndarray:
         """Positions of ``ids``; an unknown id is an :class:`InputError`."""
@@ -256,7 +258,7 @@ def pack(
                                                      default_relevance=default_relevance)
     n = len(cands)
     columns = list(zip(*map(_READ, map(vars, cands)))) if n else [()] * len(_COLUMNS)
-    (ids, source_of, relevance, tokens, rank, timestamps, valid_from, valid_to, doc_of, version_of, scope_of,
+    (ids, texts, source_of, relevance, tokens, rank, timestamps, valid_from, valid_to, doc_of, version_of, scope_of,
      aspects_of, fields_of, extra_of) = columns
     _check_sources(ids, source_of, reqs)
     now = reqs.reference_time()
@@ -347,4 +349,5 @@ def pack(
         now=now,
         requirements=reqs,
         candidates=tuple(cands),
+        texts=texts,
     )

@@ -115,7 +115,7 @@ def signals(
     checks.number(drift_threshold, "drift_threshold", low=0.0, high=1.0, low_open=True)
 
     n = packed.n
-    texts = [c.text for c in packed.candidates]
+    texts = list(packed.texts)
     probes = query_probes(packed, checks.optional_text(query, "query"))
     if similarity == "auto":
         similarity = ("cosine" if packed.embeddings is not None

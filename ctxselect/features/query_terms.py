@@ -122,18 +122,6 @@ def _replace_rows(indptr: np.ndarray, hashes: np.ndarray, rows: list[int], terms
     return out_indptr, out
 
 
-class _Texts:
-    """``texts[i]`` of the candidates, read lazily (only the few the kernels flag are read)."""
-
-    __slots__ = ("_cands",)
-
-    def __init__(self, cands) -> None:
-        self._cands = cands
-
-    def __getitem__(self, i: int) -> str:
-        return self._cands[i].text
-
-
 def _term_rows(buffer: tuple[np.ndarray, np.ndarray], texts, serial: bool | None = None
                ) -> tuple[np.ndarray, np.ndarray]:
     """Each text's distinct term hashes (CSR: indptr, hashes; a row in order of first appearance)
@@ -204,6 +192,7 @@ class QueryProbes:
     """The terms one pass over the candidates' words looks for: the question's and the most relevant
     candidates' (:func:`query_probes`), and once found (``hits``) which texts hold each."""
 
+    texts: tuple[str, ...]        # the candidates' texts (PackedCandidates.texts) they were made for
     query: str
     feedback: int
     q_strings: list[str]          # the question's terms, sorted
@@ -232,9 +221,9 @@ def query_probes(packed: PackedCandidates, query: str | None, *, feedback: int =
     order = (np.argmax(packed.relevance)[None] if feedback == 1
              else np.argsort(-packed.relevance, kind="stable")[:feedback])
     top = order.tolist()
-    top_text = _top_terms(packed.text_buffer, _Texts(cands), top)
+    top_text = _top_terms(packed.text_buffer, packed.texts, top)
     top_terms = np.union1d(top_text, _row_values(title_rows, top)) if title_rows else np.unique(top_text)
-    return QueryProbes(query, feedback, q_strings, q_hashes, order, top_text, top_terms, title_rows,
+    return QueryProbes(packed.texts, query, feedback, q_strings, q_hashes, order, top_text, top_terms, title_rows,
                        np.union1d(q_hashes, top_terms))
 
 
@@ -248,10 +237,12 @@ def query_features(packed: PackedCandidates, query: str | None, *, feedback: int
         How many of the most relevant candidates feed the expansion vocabulary.
     probes : QueryProbes, optional
         This question's probes, with the texts' hits found already (as :func:`ctxselect.signals`
-        finds them in its pass for the MinHash signatures); otherwise the texts are scanned here.
+        finds them in its pass for the MinHash signatures); used only when they were made for
+        these candidates (the same ``packed``), this question and ``feedback``: otherwise the
+        texts are scanned here.
     """
     n = packed.n
-    if probes is None or probes.query != query or probes.feedback != feedback:
+    if probes is None or probes.texts is not packed.texts or probes.query != query or probes.feedback != feedback:
         probes = query_probes(packed, query, feedback=feedback)
         if probes is None:
             return QueryFeatures.empty(n)
@@ -263,7 +254,7 @@ def query_features(packed: PackedCandidates, query: str | None, *, feedback: int
     # which candidates hold each probe term (a candidate's terms: its text's and its title's)
     member = probes.hits
     if member is None:
-        member = scan_words(buffer, _Texts(packed.candidates), probes.probes)[1]
+        member = scan_words(buffer, packed.texts, probes.probes)[1]
     probes = probes.probes
     if title_rows:
         member = member | (_membership if big else _membership_serial)(*title_rows, probes)

@@ -151,7 +151,7 @@ def prepare(
         objective_weights = weights
     else:
         objective_weights = ObjectiveWeights.from_mapping({**packed.requirements.weights, **(weights or {})})
-    sig = compute_signals(packed, query, **options)
+    sig = compute_signals(packed, query if objective_weights.uses_query else None, **options)  # its terms: in one scan
     t2 = time.perf_counter()
     problem = build_problem(packed, sig, objective_weights, query=query,
                             hard_conflict_severity=hard_conflict_severity,

@@ -103,6 +103,11 @@ class ObjectiveWeights:
                                  expected="one of " + ", ".join(valid))
         return cls(**data)
 
+    @property
+    def uses_query(self) -> bool:
+        """Whether a term of the objective reads the question (its query signals)."""
+        return max(self.query_coverage, self.expansion, self.title_link, self.time_match, self.source_match) > 0
+
 
 @dataclass(frozen=True, eq=False)
 class Problem:
@@ -266,9 +271,7 @@ def build_problem(
     covers = packed.aspects[:, :n_required]
     omega = packed.aspect_weights[:n_required]
     aspect_gain = w.coverage * omega / omega.sum() if n_required else np.zeros(0)
-    uses_query = any(getattr(w, k) > 0 for k in ("query_coverage", "expansion", "title_link", "time_match",
-                                                 "source_match"))
-    if query and uses_query and n:
+    if query and w.uses_query and n:
         features = query_features(packed, query, probes=signals.query_probes)  # the hits found with the signatures
         for name in ("expansion", "title_link", "time_match", "source_match"):
             signal = getattr(features, name)
@@ -328,8 +331,8 @@ def build_problem(
 
     hard = ((con.weight >= hard_conflict_severity - SIMILARITY_EPSILON) | ((con.kind & ConflictKind.VERSION) > 0)) & ~free
 
-    return Problem(
-        packed=packed, signals=signals, weights=weights, value=value, aspect_gain=aspect_gain,
+    return Problem(  # without the question's hits, read already (n x probe terms: they can be large)
+        packed=packed, signals=replace(signals, query_probes=None), weights=weights, value=value, aspect_gain=aspect_gain,
         covers=covers, n_required=n_required, conflicts=conflicts, pair_i=pair_i, pair_j=pair_j, pair_penalty=pair_penalty,
         hard_i=con.i[hard], hard_j=con.j[hard], hard_fields=hard_fields, superseded_by=superseded_by,
         groups=signals.duplicate_groups(), eligible=eligible, ineligible_reason=reasons,

@@ -223,3 +223,40 @@ def test_titles_are_read_only_when_a_candidate_has_extra_fields():
                             {"token_budget": 100})
     assert query_terms._titles(packed.candidates) == ["", ""]
     assert_same(packed, "Which river in Zimbabwe?")
+
+
+def test_probes_are_reused_only_for_their_own_candidates_question_and_feedback():
+    """Hits found by signals() for other candidates (even as many, of other texts), another question
+    or another feedback are never read: the features equal a fresh computation."""
+    ours = packed_of(["rivers of Zimbabwe", "Victoria Falls", "the Zambezi river", "cities"])
+    other = packed_of(["nothing alike", "Victoria Falls", "more text", "rivers and rivers"])
+    question = "Which rivers of Zimbabwe?"
+    fresh = query_features(ours, question)
+    for probes, feedback in ((ctxselect.signals(other, question).query_probes, 1),  # same n, other texts
+                             (ctxselect.signals(ours, "Victoria Falls").query_probes, 1),
+                             (ctxselect.signals(ours, question).query_probes, 2)):
+        got = query_features(ours, question, probes=probes, feedback=feedback)
+        want = fresh if feedback == 1 else query_features(ours, question, feedback=2)
+        assert got.terms == want.terms and got.covers.tolist() == want.covers.tolist()
+        for name in ("term_weight", *FIELDS):
+            np.testing.assert_array_equal(getattr(got, name), getattr(want, name), err_msg=name)
+    stale = ctxselect.signals(other, question).query_probes
+    assert query_features(ours, question, probes=stale).covers.tolist() != query_features(
+        other, question).covers.tolist()  # not vacuous: the other candidates' hits differ
+
+
+def test_select_scans_for_the_question_only_when_a_weight_reads_it_and_keeps_no_hits(monkeypatch):
+    from ctxselect.selection.api import prepare
+
+    calls = []
+    original = query_terms.query_probes
+    monkeypatch.setattr(query_terms, "query_probes", lambda *a, **k: calls.append(a[1]) or original(*a, **k))
+    from ctxselect.features import compute
+    monkeypatch.setattr(compute, "query_probes", query_terms.query_probes)
+    cands = [cand(f"c{i}", f"rivers of Zimbabwe number {i}", source="wiki") for i in range(6)]
+    silent = dict.fromkeys(("query_coverage", "expansion", "title_link", "time_match", "source_match"), 0.0)
+    problem = prepare(cands, {"token_budget": 100}, "rivers?", weights=silent)
+    assert not any(calls)  # no weight reads the question: its terms are not looked for
+    problem = prepare(cands, {"token_budget": 100}, "rivers?")
+    assert [q for q in calls if q] == ["rivers?"]  # once, in the signatures' pass; query_features reuses the hits
+    assert problem.signals.query_probes is None  # read, then not kept in the problem
