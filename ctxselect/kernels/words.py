@@ -99,8 +99,10 @@ def _scan_texts(buf, offsets, first, last, shingle, bins, sig, words_per_text, s
     for t in range(first, last):
         most_terms = max(most_terms, bound[t + 1] - bound[t])
         most_words = max(most_words, (offsets[t + 1] - offsets[t]) // 2 + 1)
-    seen = 16  # a text's terms so far (a power of two, >= 4x the most): slots whose owner is the text
-    while listing and seen < 4 * most_terms:
+    seen = 16  # a text's terms so far (a power of two, 4x the most up to 65,536, then 2x): slots owned by the text
+    while listing and seen < 4 * most_terms and seen < 65536:
+        seen *= 2
+    while listing and seen < 2 * most_terms:
         seen *= 2
     seen_keys = np.empty(seen, dtype=np.uint64)
     seen_owner = np.full(seen, -1, dtype=np.int64)

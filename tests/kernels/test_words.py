@@ -97,3 +97,16 @@ def test_parallel_and_serial_scans_and_signatures_are_identical_on_many_texts():
 @given(st.lists(texts, min_size=1, max_size=6), st.lists(texts, max_size=2), st.sampled_from([(3, 128), (2, 16)]))
 def test_one_scan_matches_twins_on_drawn_texts(batch, others, shape):
     assert_scan_matches(_scan_words_serial, batch, probes_of(batch + others), *shape)
+
+
+def test_listing_a_text_of_more_distinct_terms_than_the_first_table_holds():
+    """40,000 distinct terms: the text's table of seen terms grows past 65,536 slots (4x up to
+    there, then 2x the terms); every term is listed once, in order of first appearance."""
+    from ctxselect.kernels.words import _text_terms_serial
+
+    text = " ".join(f"w{k}x" for k in range(40_000)) + " w7x w39999x"
+    indptr, hashes, _ = _text_terms_serial(*buffer_of([text, "rivers"]), *stop_arguments())
+    assert indptr.tolist() == [0, 40_000, 40_001]
+    assert sorted(hashes[:40_000].tolist()) == naive_text_terms(text)
+    assert hashes[:3].tolist() == [int(h) for h in (naive_text_terms("w0x")[0], naive_text_terms("w1x")[0],
+                                                    naive_text_terms("w2x")[0])]
