@@ -40,7 +40,6 @@ import numpy as np
 
 from ctxselect._config import SERIAL_BYTES
 from ctxselect.kernels.terms import (
-    _hash_each,
     _key_table,
     _membership,
     _membership_serial,
@@ -48,7 +47,7 @@ from ctxselect.kernels.terms import (
     _stop_bits,
     _weighted_rows,
 )
-from ctxselect.kernels.words import _scan_words, _scan_words_serial, _text_terms, _text_terms_serial
+from ctxselect.kernels.words import _hash_each, _scan_words, _scan_words_serial, _text_terms, _text_terms_serial
 from ctxselect.kernels.years import _time_match, _time_match_serial
 from ctxselect.packing import PackedCandidates, text_buffer
 from ctxselect.text.words import STOPWORDS, content_terms, years_in

@@ -1,7 +1,7 @@
 """Term hashes and their tables, jitted: what the query-aware signals look terms up with.
 
 A term (a word of :mod:`ctxselect.kernels.words`, stemmed) is identified by a 64-bit hash of its
-UTF-8 bytes (FNV-1a, then the splitmix64 finaliser), never by its string: two terms with equal
+UTF-8 bytes (FNV-1a, then the splitmix64 finaliser: ``words._hash_each``), never by its string: two terms with equal
 hashes (among m terms, about m²/2⁶⁵ expected, 3·10⁻⁸ for a million) would count as one,
 undetected. Stopwords are matched exactly (hash, then bytes): :func:`_stop_bits` and a
 :func:`_key_table` of their hashes are the word scan's stopword arguments. Probe terms are looked
@@ -16,22 +16,12 @@ from numba import prange, uint64
 
 from ctxselect._config import parallel, serial, serial_twin
 
-_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
-_FNV_PRIME = np.uint64(0x100000001B3)
 _CHUNKS = 256  # the parallel kernel's prange steps: chunks of consecutive rows
 
 
 @serial
-def _mix64(x):
-    """splitmix64 finaliser: a well-spread 64-bit hash of x (minhash.py's; kernels import none)."""
-    x = (x ^ (x >> uint64(30))) * uint64(0xBF58476D1CE4E5B9)
-    x = (x ^ (x >> uint64(27))) * uint64(0x94D049BB133111EB)
-    return x ^ (x >> uint64(31))
-
-
-@serial
 def _state_keys(hashes):
-    """The FNV-1a state whose :func:`_mix64` is each hash (the finaliser inverted), its halves
+    """The FNV-1a state whose splitmix64 finaliser (``words._mix64``) is each hash (inverted), its halves
     swapped so that the low bits, a table's slot, are the state's better-mixed high bits."""
     out = np.empty_like(hashes)
     for k in range(hashes.shape[0]):
@@ -40,19 +30,6 @@ def _state_keys(hashes):
         x = (x ^ (x >> uint64(27)) ^ (x >> uint64(54))) * uint64(0x96DE1B173F119089)
         x = x ^ (x >> uint64(30)) ^ (x >> uint64(60))
         out[k] = (x >> uint64(32)) | (x << uint64(32))
-    return out
-
-
-@serial
-def _hash_each(buf, offsets):
-    """The term hash (FNV-1a, mixed) of each string buf[offsets[k]:offsets[k + 1]], taken whole."""
-    n = offsets.shape[0] - 1
-    out = np.empty(n, dtype=np.uint64)
-    for k in range(n):
-        h = _FNV_OFFSET
-        for p in range(offsets[k], offsets[k + 1]):
-            h = (h ^ uint64(buf[p])) * _FNV_PRIME
-        out[k] = _mix64(h)
     return out
 
 

@@ -66,6 +66,19 @@ def _mix64(x):
 
 
 @serial
+def _hash_each(buf, offsets):
+    """THE term hash (FNV-1a, mixed: what the scan lists) of each string buf[offsets[k]:offsets[k + 1]], taken whole."""
+    n = offsets.shape[0] - 1
+    out = np.empty(n, dtype=np.uint64)
+    for k in range(n):
+        h = _FNV_OFFSET
+        for p in range(offsets[k], offsets[k + 1]):
+            h = (h ^ uint64(buf[p])) * _FNV_PRIME
+        out[k] = _mix64(h)
+    return out
+
+
+@serial
 def _scan_texts(buf, offsets, first, last, shingle, bins, sig, words_per_text, stop_bits, stop_keys, stop_index,
                 stop_buf, stop_offsets, max_stop, table_keys, table_index, member, out, bound, counts, sigma):
     """The one word scan, for the texts first..last-1. Each text's words are read once, and each word

@@ -20,7 +20,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctxselect.kernels.terms import (
-    _hash_each,
     _key_table,
     _membership,
     _membership_serial,
@@ -28,7 +27,14 @@ from ctxselect.kernels.terms import (
     _state_keys,
     _stop_bits,
 )
-from ctxselect.kernels.words import _CHUNKS, _scan_words, _scan_words_serial, _text_terms, _text_terms_serial
+from ctxselect.kernels.words import (
+    _CHUNKS,
+    _hash_each,
+    _scan_words,
+    _scan_words_serial,
+    _text_terms,
+    _text_terms_serial,
+)
 from ctxselect.kernels.years import _time_match, _time_match_serial
 from ctxselect.packing import text_buffer
 from ctxselect.text.words import STOPWORDS
