@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import chain, repeat
-from operator import contains, itemgetter
+from operator import contains
 from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -67,10 +67,10 @@ def _claim_codes(values: list[Any]) -> tuple[np.ndarray, tuple[Any, ...]]:
 
 
 #: The fields pack() reads off every candidate's ``__dict__`` (a dataclass keeps its fields
-#: there), all in one C-level pass of :func:`operator.itemgetter`.
+#: there), all in one C-level pass of :func:`operator.itemgetter` (with the ids and embeddings
+#: that validation reads: ``coerce_with_embeddings(columns=...)``).
 _COLUMNS = ("id", "text", "source", "relevance", "tokens", "rank", "timestamp", "valid_from", "valid_to",
             "doc_id", "version", "scope", "aspects", "fields", "extra")
-_READ = itemgetter(*_COLUMNS)
 
 
 @dataclass(frozen=True, eq=False)
@@ -254,10 +254,10 @@ def pack(
         Naming the candidate and field of the first problem found.
     """
     reqs = Requirements.from_dict(requirements)
-    cands, embedding_matrix = coerce_with_embeddings(candidates, embeddings=embeddings, token_counter=token_counter,
-                                                     default_relevance=default_relevance)
+    cands, embedding_matrix, columns = coerce_with_embeddings(
+        candidates, embeddings=embeddings, token_counter=token_counter, default_relevance=default_relevance,
+        columns=_COLUMNS)
     n = len(cands)
-    columns = list(zip(*map(_READ, map(vars, cands)))) if n else [()] * len(_COLUMNS)
     (ids, texts, source_of, relevance, tokens, rank, timestamps, valid_from, valid_to, doc_of, version_of, scope_of,
      aspects_of, fields_of, extra_of) = columns
     _check_sources(ids, source_of, reqs)
