@@ -226,6 +226,8 @@ def _label_before(part: str, at: int) -> str:
 
 def _word_before(part: str, k: int) -> str:
     """The label word that ends at position ``k`` of ``part`` (a whole word), or ""."""
+    if ((space := part.rfind(" ", max(0, k - 13), k)) >= 0 or k <= 13) and (word := part[space + 1:k]).isalpha():
+        return _LABEL_WORDS.get(word.lower(), "")  # the common case, a word after a space, in C (as the walk finds it)
     j = k
     while j and part[j - 1].isalpha():
         j -= 1

@@ -1,4 +1,5 @@
-"""Small, dependency-free text helpers: content terms, numbers (the one number reader) and years."""
+"""Small, dependency-free text helpers: content terms, the content words around a claim, numbers (the
+one number reader) and years."""
 
 from __future__ import annotations
 
@@ -7,10 +8,10 @@ import threading
 from collections import Counter, OrderedDict
 from functools import lru_cache
 
-from ctxselect.model.tokens import WORD
+from ctxselect.model.tokens import LETTERS, WORD, WORD_CHARACTERS
 
-__all__ = ["content_terms", "number_text", "number_value", "numbers_in", "number_tokens", "numbers_of", "years_in",
-           "TextCache", "STOPWORDS"]
+__all__ = ["content_terms", "last_content_words", "first_content_word", "number_text", "number_value", "numbers_in",
+           "number_tokens", "numbers_of", "years_in", "TextCache", "STOPWORDS"]
 
 # Each pattern of this module and of text/claims.py opens with what its first character must be, and
 # the look-behind that guards that character comes after it ("(?<![\w.,])\d" written
@@ -49,6 +50,45 @@ def content_terms(text: str) -> set[str]:
 @lru_cache(maxsize=8192)
 def _terms_of(text: str) -> frozenset[str]:
     return frozenset(_stem(w) for w in (m.lower() for m in WORD.findall(text)) if len(w) > 1 and w not in STOPWORDS)
+
+
+#: A context word of a claim (text/claims.py): a word (:data:`ctxselect.model.tokens.WORD`) that starts
+#: with a letter, with ``'`` and ``-`` joining words ("o'neil", "long-term"); a run starting with a digit is a number.
+_WORD = re.compile(rf"[{LETTERS}][{WORD_CHARACTERS}'\-]*")
+#: ASCII -> a space for what ends a context word (all but letters, digits, ``'`` and ``-``), lower case for a letter.
+_BREAKS = bytes(ord(chr(k).lower()) if chr(k).isalnum() or chr(k) in "'-" else 32 for k in range(128)) + b" " * 128
+_NO_START = "0123456789'-"  # what a run of _words_of holds before its word (strip it: no-op on a word)
+
+
+def _words_of(text: str) -> list[str]:
+    """``_WORD.findall(text)`` lower-cased, one-letter words as "" (one may lower-case to two, "İ");
+    of an ASCII text (in a third of the time), its runs of letters, digits, ``'`` and ``-``: each
+    holds one word, from its first letter on, or none."""
+    return text.encode().translate(_BREAKS).decode().split() if text.isascii() else [
+        w.lower() if len(w) > 1 else "" for w in _WORD.findall(text)]
+
+
+def last_content_words(text: str, count: int) -> list[str]:
+    """The last ``count`` content words (context words of two or more characters, not stopwords) of
+    ``text``, lower-cased, in text order (read from the end)."""
+    out = []
+    for w in reversed(_words_of(text)):
+        if len(w := w.lstrip(_NO_START)) > 1 and w not in STOPWORDS:
+            out.append(w)
+            if len(out) == count:
+                break
+    out.reverse()
+    return out
+
+
+@lru_cache(maxsize=1 << 14)
+def first_content_word(text: str) -> str:
+    """The first content word of ``text``, lower-cased; "" if none (cached: the texts whose claims
+    join share the words after their values)."""
+    for w in _words_of(text):
+        if len(w := w.lstrip(_NO_START)) > 1 and w not in STOPWORDS:
+            return w
+    return ""
 
 
 def years_in(text: str) -> list[int]:

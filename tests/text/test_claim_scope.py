@@ -230,3 +230,16 @@ def test_scope_free_difference_equals_its_twin_on_random_windows():
         outcomes.add(got)
     assert outcomes == {True, False}
     assert _scope_free_difference("", "") and _scope_free_difference("same 3", "same 3")
+
+
+def test_label_word_before_a_number_with_and_without_a_space():
+    """_word_before reads the word after a space in C and falls back to its character walk: both
+    read the same label words ("part 2", "vol.3", "issue #5"), long words and non-letters included."""
+    from ctxselect.text.claim_scope import _label_before
+
+    cases = {"part 2": "part", "the Part 2": "part", "vol.3": "volume", "issue #5": "issue", "#5": "number",
+             "x-part 2": "", "o'part 2": "", "participants 2": "", "participant 2": "participant", "2part 2": "",
+             "a\tpart 2": "part", "Ⅻpart 2": "", "a extraordinarily 2": "", "part  2": "part", "part   2": "",
+             "\u212aBLOCK 2": "", "bloc\u212a 2": "block", "İssue 2": ""}
+    for text, label in cases.items():
+        assert _label_before(text, len(text) - 1) == label, text

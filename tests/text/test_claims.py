@@ -65,3 +65,14 @@ def test_a_join_bucket_beyond_its_claim_cap_is_skipped(monkeypatch):
     found, agreed = find_claim_conflicts([template, template.replace("affected 3 ", "affected 4 ")])
     assert not found and not agreed  # 160 claims share one key: boilerplate
 
+
+
+def test_claims_are_built_as_the_dataclass_builds_them():
+    """_read_claims builds its claims without the frozen dataclass's __init__: the same attributes,
+    in the same order, equal and hashed alike."""
+    made = claims_module._claim(1.5, "1.5 people", "the town", "people", "number", 3, 6)
+    plain = claims_module.Claim(1.5, "1.5 people", "the town", "people", "number", 3, 6)
+    assert vars(made) == vars(plain) and list(vars(made)) == list(vars(plain))
+    assert made == plain and hash(made) == hash(plain) and repr(made) == repr(plain)
+    claim = extract_claims("the town of Herman counted 1,207 people on March 3, 2021")
+    assert [list(vars(c)) for c in claim] == [list(vars(plain))] * 2

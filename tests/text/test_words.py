@@ -63,3 +63,28 @@ def test_number_tokens_tried_at_the_kernel_s_starts_are_the_pattern_s(seed):
             assert got == number_tokens(text), text
             found += len(got)
     assert found > 200
+
+
+def test_context_words_of_ascii_texts_read_as_the_word_pattern_reads_them():
+    """An ASCII text's context words are read as runs of letters, digits, ' and - (each stripped to
+    its first letter): the same words, lower-cased, as the pattern reads in any text, with one-letter
+    words and stopwords skipped — also in non-ASCII texts, where "İ" is one letter though it
+    lower-cases to two."""
+    import random
+
+    from ctxselect.text.words import _WORD, STOPWORDS, first_content_word, last_content_words
+
+    def plain(text):
+        return [w.lower() for w in _WORD.findall(text) if len(w) > 1 and w.lower() not in STOPWORDS]
+
+    rng = random.Random(5)
+    pieces = [chr(k) for k in range(128)] + [" the ", " Plan ", " o'neil ", " long-term ", " 3abc ", " -x ", " 'tis ",
+                                             " a ", " İ ", " ﬁx ", " STRASSE ", "٣", "\u00a0", " naïve "]
+    for k in range(20_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 30)))
+        text = text.encode("ascii", "ignore").decode() if k % 2 else text
+        words = plain(text)
+        assert last_content_words(text, 5) == words[-5:], text
+        assert first_content_word.__wrapped__(text) == (words[0] if words else ""), text
+    assert last_content_words("Part 2: 3abc the O'Neil long-term x9 İ", 5) == ["part", "abc", "o'neil", "long-term", "x9"]
+    assert first_content_word("İ İs the") == "i̇s"
