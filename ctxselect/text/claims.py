@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass, field, replace
 from datetime import date
 from functools import lru_cache
+from itertools import compress
 
 from rapidfuzz import fuzz
 
@@ -279,8 +280,8 @@ def _aligned_claims(claims: list, context_ratio: float, min_context_words: int, 
     is not aligned (the scope test comes after the join, so the join keys, and the prefilter's
     superset of them, are unchanged)."""
     buckets: dict[tuple, list[tuple[int, Claim]]] = {}
-    for t, items in enumerate(claims):
-        for c in items:
+    for t in compress(range(len(claims)), claims):  # the texts with claims (most have none), picked in C
+        for c in claims[t]:
             words = c.before.split()
             if len(words) >= min_context_words:
                 buckets.setdefault((c.kind, c.unit, " ".join(words[-2:])), []).append((t, c))
