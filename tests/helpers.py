@@ -14,3 +14,11 @@ def peak_memory(work) -> tuple[object, int]:
         return result, tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
+
+
+def signature_rows(offsets, bins: int):
+    """The signature matrix a signing kernel of ``kernels/words.py`` writes (uint64, one row per text
+    of ``offsets``), allocated as its callers allocate it."""
+    import numpy as np
+
+    return np.empty((len(offsets) - 1, bins), dtype=np.uint64)

@@ -52,11 +52,12 @@ def test_the_package_imports_with_the_jit_disabled(tmp_path):
 
 TWIN_SCRIPT = """
 import sys
+import numpy as np
 from ctxselect.kernels import words as m
 from ctxselect.packing import text_buffer
 buf, off = text_buffer(["hello world foo bar baz"] * 3)
 kernel = m._signatures_serial if sys.argv[1] == "serial" else m._signatures
-kernel(buf, off, 3, 128)
+kernel(buf, off, 3, np.empty((3, 128), dtype=np.uint64))
 overload = kernel.overloads[kernel.signatures[0]]
 parfors = None if overload.metadata is None else len(overload.metadata["parfors"])
 print(kernel.py_func.__qualname__, parfors, sum(kernel._cache_hits.values()))

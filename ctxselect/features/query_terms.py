@@ -152,7 +152,8 @@ def scan_words(buffer: tuple[np.ndarray, np.ndarray], texts, probes: np.ndarray,
     lists, found without listing it; the texts with a capital Σ through ``content_terms``)."""
     buf, offsets = buffer
     kernel = _scan_words_serial if len(buf) < SERIAL_BYTES else _scan_words
-    sig, _words, member, sigma = kernel(buf, offsets, shingle_size, bins, *_stopword_table(), *_probe_table(probes),
+    rows = np.empty((len(offsets) - 1, bins), dtype=np.uint64)  # NumPy's: huge pages (kernels/words.py)
+    sig, _words, member, sigma = kernel(buf, offsets, shingle_size, rows, *_stopword_table(), *_probe_table(probes),
                                         len(probes))
     if sigma.any():
         for i in np.flatnonzero(sigma).tolist():

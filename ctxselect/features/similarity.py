@@ -144,7 +144,7 @@ def text_signatures(texts, *, shingle_size: int = 3, bins: int = 128, buffer=Non
     :func:`~ctxselect.packing.text_buffer` ``buffer`` of them)."""
     buf, offsets = text_buffer(texts) if buffer is None else buffer
     kernel = _signatures_serial if len(buf) < SERIAL_BYTES else _signatures
-    return kernel(buf, offsets, shingle_size, bins)
+    return kernel(buf, offsets, shingle_size, np.empty((len(offsets) - 1, bins), dtype=np.uint64))
 
 
 def lsh_bands(threshold: float, bins: int) -> int:

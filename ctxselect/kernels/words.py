@@ -288,14 +288,17 @@ def _compact(scratch, bound, counts):
 
 
 @parallel
-def _scan_words(buf, offsets, shingle, bins, stop_bits, stop_keys, stop_index, stop_buf, stop_offsets, max_stop,
+def _scan_words(buf, offsets, shingle, sig, stop_bits, stop_keys, stop_index, stop_buf, stop_offsets, max_stop,
                 table_keys, table_index, probes):
-    """In one pass over each text's words: its MinHash signature row (``bins`` uint64; none when
-    ``bins`` is 0) and word count, whether it holds the probe at position j of ``probes`` terms
-    (bool (n, ``probes``); ``table_keys`` / ``table_index``: their ``terms._probe_table``), and
-    whether it contains σ or ς. The stopword arguments are :func:`_scan_texts`'."""
+    """In one pass over each text's words: its MinHash signature row, written to ``sig`` (uint64
+    (n, bins); none when bins is 0), and word count, whether it holds the probe at position j of
+    ``probes`` terms (bool (n, ``probes``); ``table_keys`` / ``table_index``: their
+    ``terms._probe_table``), and whether it contains σ or ς. The stopword arguments are
+    :func:`_scan_texts`'. The caller allocates ``sig`` with NumPy, which asks Linux for huge pages for
+    a large array (a kernel's own allocation does not: at n = 20,000 and 128 bins, 20 MB, it took
+    5,000 page faults a call)."""
     n = offsets.shape[0] - 1
-    sig = np.empty((n, bins), dtype=np.uint64)
+    bins = sig.shape[1]
     words_per_text = np.zeros(n, dtype=np.int64)
     member = np.zeros((n, probes), dtype=np.bool_)
     sigma = np.zeros(n, dtype=np.bool_)
@@ -310,10 +313,11 @@ def _scan_words(buf, offsets, shingle, bins, stop_bits, stop_keys, stop_index, s
 
 
 @parallel
-def _signatures(buf, offsets, shingle, bins):
-    """One MinHash signature row (``bins`` uint64) per text, and each text's word count."""
+def _signatures(buf, offsets, shingle, sig):
+    """One MinHash signature row per text, written to ``sig`` (uint64 (n, bins), allocated by the
+    caller as for :func:`_scan_words`), and each text's word count."""
     n = offsets.shape[0] - 1
-    sig = np.empty((n, bins), dtype=np.uint64)
+    bins = sig.shape[1]
     words_per_text = np.zeros(n, dtype=np.int64)
     sigma = np.zeros(n, dtype=np.bool_)
     no_key = np.zeros(0, dtype=np.uint64)

@@ -23,6 +23,7 @@ from ctxselect.kernels.minhash import (
 )
 from ctxselect.kernels.words import _signatures, _signatures_serial
 from ctxselect.packing import text_buffer
+from tests.helpers import signature_rows
 from tests.naive.signals import (
     naive_band_keys,
     naive_lsh_pairs,
@@ -57,9 +58,14 @@ def as_dict(i, j, w):
     return {(int(a), int(b)): float(x) for a, b, x in zip(i, j, w)}
 
 
+def sign(kernel, texts, k=3, bins=128):
+    """(signatures, word counts) of ``texts`` by ``kernel``."""
+    buf, offsets = buffer_of(texts)
+    return kernel(buf, offsets, k, signature_rows(offsets, bins))
+
+
 def signed(texts, k=3, bins=128):
-    sig, _ = _signatures_serial(*buffer_of(texts), k, bins)
-    return sig
+    return sign(_signatures_serial, texts, k, bins)[0]
 
 
 EDGE_TEXTS = ["", "   ...  ", "one", "Same words here", "same WORDS here!", "ünïcode naïve 3,559 people",
@@ -72,7 +78,7 @@ def test_words_are_the_one_word_over_all_of_unicode():
     from ctxselect.model.tokens import WORD
 
     texts = [f"a{chr(cp)}b" for cp in range(1, 0x110000)]
-    _, words = _signatures_serial(*buffer_of(texts), 1, 4)
+    _, words = sign(_signatures_serial, texts, 1, 4)
     want = np.array([len(WORD.findall(t.lower())) for t in texts])
     wrong = np.flatnonzero(words != want)
     assert wrong.size == 0, [hex(cp + 1) for cp in wrong[:10]]
@@ -84,7 +90,7 @@ def test_words_are_the_one_word_over_all_of_unicode():
 def test_signatures_match_twin_exactly(kernel, k, bins):
     rng = random.Random(3)
     texts = EDGE_TEXTS + [random_text(rng, rng.randint(1, 80)) for _ in range(30)]
-    sig, words = kernel(*buffer_of(texts), k, bins)
+    sig, words = sign(kernel, texts, k, bins)
     assert sig.shape == (len(texts), bins) and sig.dtype == np.uint64
     for t, text in enumerate(texts):
         assert sig[t].tolist() == naive_signature(text, k, bins), (t, k)
@@ -95,9 +101,8 @@ def test_parallel_and_serial_signatures_are_identical_on_many_texts():
     """More texts than threads, so ``prange`` splits the rows: each row is still its own text's."""
     rng = random.Random(8)
     texts = [random_text(rng, rng.randint(0, 40)) for _ in range(97)]
-    buf, offsets = buffer_of(texts)
-    parallel, parallel_words = _signatures(buf, offsets, 3, 32)
-    serial, serial_words = _signatures_serial(buf, offsets, 3, 32)
+    parallel, parallel_words = sign(_signatures, texts, 3, 32)
+    serial, serial_words = sign(_signatures_serial, texts, 3, 32)
     np.testing.assert_array_equal(parallel, serial)
     np.testing.assert_array_equal(parallel_words, serial_words)
     assert rows_of(parallel)[41] == naive_signature(texts[41], 3, 32)
@@ -233,12 +238,13 @@ def test_signed_words_follow_the_byte_classes_on_any_bytes(kernel):
         data[rng.random(size) < 0.3] = 0x80  # many continuation bytes
         parts.append(data)
         for k, bins in ((1, 64), (3, 128)):
-            sig, words = kernel(data if size else np.zeros(1, np.uint8), np.array([0, size]), k, bins)
+            offsets = np.array([0, size])
+            sig, words = kernel(data if size else np.zeros(1, np.uint8), offsets, k, signature_rows(offsets, bins))
             want = naive_byte_words(data.tolist())
             assert words.tolist() == [len(want)]
             assert rows_of(sig) == [naive_words_signature(want, k, bins)]
     offsets = np.cumsum([0] + [len(p) for p in parts])
-    sig, words = kernel(np.concatenate(parts), offsets, 3, 128)
+    sig, words = kernel(np.concatenate(parts), offsets, 3, signature_rows(offsets, 128))
     assert words.tolist() == [len(naive_byte_words(p.tolist())) for p in parts]
     assert rows_of(sig) == [naive_words_signature(naive_byte_words(p.tolist()), 3, 128) for p in parts]
     assert naive_byte_words(list(b"ab\x80 \xc3\xa9\x80x")) == naive_byte_words(list(b"ab")) + naive_byte_words(

@@ -38,6 +38,7 @@ from ctxselect.kernels.words import (
 from ctxselect.kernels.years import _time_match, _time_match_serial
 from ctxselect.packing import text_buffer
 from ctxselect.text.words import STOPWORDS
+from tests.helpers import signature_rows
 from tests.naive.query_terms import (
     WORD,
     naive_content_terms,
@@ -55,7 +56,8 @@ def probes_by(scan):
     -> (member, sigma), as query_features calls it."""
     def text_probes(buf, offsets, *arguments):
         *stop, probes = arguments
-        sig, words, member, sigma = scan(buf, offsets, 3, 0, *stop, *_probe_table(probes), len(probes))
+        sig, words, member, sigma = scan(buf, offsets, 3, signature_rows(offsets, 0), *stop, *_probe_table(probes),
+                                         len(probes))
         assert sig.shape == (len(offsets) - 1, 0) and not words.any()  # nothing signed
         return member, sigma
     return text_probes

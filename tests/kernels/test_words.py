@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from ctxselect.kernels.terms import _probe_table
 from ctxselect.kernels.words import _CHUNKS, _scan_words, _scan_words_serial, _signatures, _signatures_serial
+from tests.helpers import signature_rows
 from tests.kernels.test_terms import EDGE_TEXTS, buffer_of, probes_of, random_text, stop_arguments, texts
 from tests.naive.query_terms import naive_text_terms
 from tests.naive.signals import naive_signature
@@ -26,7 +27,9 @@ SIGNATURES = {"parallel": _signatures, "serial": _signatures_serial}
 
 
 def scan(kernel, batch, probes, k=3, bins=128):
-    return kernel(*buffer_of(batch), k, bins, *stop_arguments(), *_probe_table(probes), len(probes))
+    buf, offsets = buffer_of(batch)
+    return kernel(buf, offsets, k, signature_rows(offsets, bins), *stop_arguments(), *_probe_table(probes),
+                  len(probes))
 
 
 def assert_scan_matches(kernel, batch, probes, k=3, bins=128):
@@ -35,7 +38,7 @@ def assert_scan_matches(kernel, batch, probes, k=3, bins=128):
     n = len(batch)
     assert sig.shape == (n, bins) and sig.dtype == np.uint64 and words.shape == (n,)
     assert member.shape == (n, len(probes)) and member.dtype == np.bool_ and sigma.shape == (n,)
-    alone_sig, alone_words = _signatures_serial(*buffer_of(batch), k, bins)
+    alone_sig, alone_words = _signatures_serial(*buffer_of(batch), k, signature_rows(buffer_of(batch)[1], bins))
     np.testing.assert_array_equal(sig, alone_sig)
     np.testing.assert_array_equal(words, alone_words)
     _, no_words, alone_member, alone_sigma = scan(_scan_words_serial, batch, probes, k, 0)  # probes only
@@ -65,7 +68,8 @@ def test_one_scan_equals_its_readers_alone_on_fixed_and_random_texts(kernel, k, 
 @pytest.mark.parametrize("kernel", SCANS.values(), ids=SCANS.keys())
 def test_one_scan_of_no_text_no_probe_and_empty_texts(kernel):
     no_text = np.zeros(1, dtype=np.uint8), np.zeros(1, dtype=np.int64)
-    sig, words, member, sigma = kernel(*no_text, 3, 128, *stop_arguments(), *_probe_table(probes_of([])), 4)
+    sig, words, member, sigma = kernel(*no_text, 3, signature_rows(no_text[1], 128), *stop_arguments(),
+                                       *_probe_table(probes_of([])), 4)
     assert sig.shape == (0, 128) and words.shape == (0,) and member.shape == (0, 4) and sigma.shape == (0,)
     batch = ["", "   ", "a", "the and of", "ΑΣ'Β σς"]
     sig, member = assert_scan_matches(kernel, batch, np.zeros(0, dtype=np.uint64))
@@ -89,7 +93,8 @@ def test_parallel_and_serial_scans_and_signatures_are_identical_on_many_texts():
     probes = probes_of(batch)
     for a, b in zip(scan(_scan_words, batch, probes), scan(_scan_words_serial, batch, probes)):
         np.testing.assert_array_equal(a, b)
-    for a, b in zip(*(kernel(*buffer_of(batch), 3, 128) for kernel in SIGNATURES.values())):
+    for a, b in zip(*(kernel(*buffer_of(batch), 3, signature_rows(buffer_of(batch)[1], 128))
+                      for kernel in SIGNATURES.values())):
         np.testing.assert_array_equal(a, b)
 
 
