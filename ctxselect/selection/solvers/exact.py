@@ -25,13 +25,13 @@ from ctxselect.kernels.bnb import INFEASIBLE, PROVEN, _evaluate, _search, quiet_
 from ctxselect.kernels.bnb_bound import ROOT_STEPS, _reduced, _root_multipliers
 from ctxselect.selection.problem import Problem
 from ctxselect.selection.solvers.model_data import (
-    cluster_parts,
+    cluster_members,
     conflict_fields,
-    forbidden_pairs,
+    forbidden_array,
     gate_rows,
     one_value_groups,
-    penalty_pairs,
-    scaled,
+    penalty_arrays,
+    scaled_array,
 )
 
 __all__ = ["ExactOutcome", "EXACT_MAX_CORE", "EXACT_SHARE", "NODE_LIMIT", "CORE_NODE_LIMIT", "exact_arrays",
@@ -121,7 +121,7 @@ def exact_arrays(problem: Problem, *, enforce_gate: bool, enforce_sources: bool,
     if enforce_gate and gate.max_contradiction_density > 0 and len(con) and bool(
             ((var_of[con.i] >= 0) & (var_of[con.j] >= 0)).any()):
         return None  # the density limit κ ≤ κ_max over a variable number of chunks
-    w = np.asarray(scaled(problem.value[core]), dtype=np.int64)
+    w = scaled_array(problem.value[core])
     magnitude = np.abs(problem.value[core]).sum() + problem.aspect_gain.sum() + problem.pair_penalty.sum()
     if magnitude * SOLVER_SCALE > MAX_MAGNITUDE:
         return None  # the bound's floats could err by half a unit of the integer objective
@@ -141,9 +141,12 @@ def exact_arrays(problem: Problem, *, enforce_gate: bool, enforce_sources: bool,
 
     # kept apart: the forbidden pairs and the clusters (at most one each); agreement per family
     forbid_all, fields = conflict_fields(problem, enforce_gate)
-    forbidden = forbidden_pairs(problem, var_of, forbid_all, fields)
-    groups = [[int(var_of[a]), int(var_of[c])] for a, c in sorted(forbidden)]
-    groups += [part.tolist() for part in cluster_parts(problem, var_of)]
+    forbidden = forbidden_array(problem, var_of, forbid_all, fields)
+    kept_apart = [var_of[np.stack(np.divmod(forbidden, max(problem.n, 1)), axis=1)].ravel()]
+    sizes = [np.full(len(forbidden), 2, dtype=np.int64)]
+    clustered, cluster_sizes = cluster_members(problem, var_of)
+    kept_apart.append(clustered)
+    sizes.append(cluster_sizes)
     families = [one_value_groups(core, packed.field_values[:, f]) for f in fields]
     if reqs.version_conflicts:
         families.append(one_value_groups(core, packed.version, packed.doc))
@@ -152,19 +155,19 @@ def exact_arrays(problem: Problem, *, enforce_gate: bool, enforce_sources: bool,
         fam_items.append(var_of[chunks])
         fam_ids.append(np.full(len(chunks), len(fam_ids), dtype=np.int64))
         fam_codes.append(codes)
-        a, c = np.triu_indices(len(chunks), 1)  # pairs of different codes, for the bound
-        differ = codes[a] != codes[c]
-        disagree.append(np.stack([var_of[chunks[a[differ]]], var_of[chunks[c[differ]]]], axis=1))
+        k = np.arange(len(chunks))  # pairs of different codes (row by row, i < j), for the bound
+        a, c = np.nonzero((codes[:, None] != codes[None, :]) & (k[:, None] < k[None, :]))
+        disagree.append(np.stack([var_of[chunks[a]], var_of[chunks[c]]], axis=1))
     n_fam = len(fam_ids)
     pairs = np.concatenate(disagree) if disagree else np.zeros((0, 2), dtype=np.int64)
     if len(pairs) <= PAIRS_PER_ITEM * max(m, 1):  # (a family's agreement blocks them already)
-        groups += pairs.tolist()
-    mu_cap = [np.inf] * len(groups)
+        kept_apart.append(pairs.ravel())
+        sizes.append(np.full(len(pairs), 2, dtype=np.int64))
 
     # aspects with a coverer in the core: gains, coverage weights
     covers = problem.covers[core]
     present = np.flatnonzero(covers.any(axis=0)) if covers.size else np.zeros(0, dtype=np.int64)
-    gain = np.asarray(scaled(problem.aspect_gain[present]), dtype=np.int64).reshape(len(present))
+    gain = scaled_array(problem.aspect_gain[present]).reshape(len(present))
     cov_w = np.zeros(len(present), dtype=np.int64)
     cov_need = 0
     if rows["coverage"] is not None:
@@ -177,17 +180,19 @@ def exact_arrays(problem: Problem, *, enforce_gate: bool, enforce_sources: bool,
         gate_lines.append([-c for c in rows["stale"]])  # Σ c x ≤ 0 as Σ −c x ≥ 0
     row_matrix = np.array(gate_lines, dtype=np.int64).reshape(len(gate_lines), m)
 
-    z_pairs = penalty_pairs(problem, var_of, fields, forbidden)
-    z = np.array([(a, c) for a, c, _ in z_pairs], dtype=np.int64).reshape(len(z_pairs), 2)
-    cost = np.asarray(scaled([p for _, _, p in z_pairs]), dtype=np.int64)
-    groups += z.tolist()  # soft pairs for the bound: a multiplier at most the penalty
-    mu_cap += cost.astype(np.float64).tolist()
-    sizes = [len(part) for part in groups]
-    group_items = np.array([i for part in groups for i in part], dtype=np.int64)
+    za, zc, zp = penalty_arrays(problem, var_of, fields, forbidden)
+    z = np.stack([za, zc], axis=1).astype(np.int64)
+    cost = scaled_array(zp)
+    kept_apart.append(z.ravel())  # soft pairs for the bound: a multiplier at most the penalty
+    sizes.append(np.full(len(z), 2, dtype=np.int64))
+    sizes = np.concatenate(sizes)
+    n_groups = len(sizes)
+    mu_cap = np.concatenate([np.full(n_groups - len(z), np.inf), cost.astype(np.float64)])
+    group_items = np.concatenate(kept_apart).astype(np.int64)
     hint_core = np.zeros(m, dtype=np.bool_) if hint is None else np.asarray(hint, dtype=bool)[core].copy()
     empty = np.zeros(0, dtype=np.int64)
     return (core, (w, t, int(lo), int(hi), klo, khi, src, caps, need,
-                   *_csr(m, group_items, np.repeat(np.arange(len(groups)), sizes)), np.array(mu_cap, dtype=np.float64),
+                   *_csr(m, group_items, np.repeat(np.arange(n_groups), sizes)), mu_cap,
                    *_csr(m, np.concatenate(fam_items or [empty]), np.concatenate(fam_ids or [empty]),
                          np.concatenate(fam_codes or [empty])), n_fam,
                    *_csr(m, asp_items, asp_ids), gain, cov_w, int(cov_need),
