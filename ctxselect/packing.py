@@ -15,7 +15,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from ctxselect.errors import InputError
-from ctxselect.model.candidate import DEFAULT_SOURCE, Candidate, coerce_with_embeddings
+from ctxselect.model.candidate import DEFAULT_SOURCE, Candidate, coerce_columns
 from ctxselect.model.requirements import Requirements
 from ctxselect.model.times import SECONDS_PER_DAY
 from ctxselect.model.tokens import TokenCounter
@@ -68,7 +68,7 @@ def _claim_codes(values: list[Any]) -> tuple[np.ndarray, tuple[Any, ...]]:
 
 #: The fields pack() reads off every candidate's ``__dict__`` (a dataclass keeps its fields
 #: there), all in one C-level pass of :func:`operator.itemgetter` (with the ids and embeddings
-#: that validation reads: ``coerce_with_embeddings(columns=...)``).
+#: that validation reads: ``coerce_columns``).
 _COLUMNS = ("id", "text", "source", "relevance", "tokens", "rank", "timestamp", "valid_from", "valid_to",
             "doc_id", "version", "scope", "aspects", "fields", "extra")
 
@@ -254,9 +254,8 @@ def pack(
         Naming the candidate and field of the first problem found.
     """
     reqs = Requirements.from_dict(requirements)
-    cands, embedding_matrix, columns = coerce_with_embeddings(
-        candidates, embeddings=embeddings, token_counter=token_counter, default_relevance=default_relevance,
-        columns=_COLUMNS)
+    cands, embedding_matrix, columns = coerce_columns(candidates, _COLUMNS, embeddings=embeddings,
+                                                      token_counter=token_counter, default_relevance=default_relevance)
     n = len(cands)
     (ids, texts, source_of, relevance, tokens, rank, timestamps, valid_from, valid_to, doc_of, version_of, scope_of,
      aspects_of, fields_of, extra_of) = columns

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import tracemalloc
 
+import numpy as np
+
 MiB = 1 << 20
 
 def peak_memory(work) -> tuple[object, int]:
@@ -19,6 +21,4 @@ def peak_memory(work) -> tuple[object, int]:
 def signature_rows(offsets, bins: int):
     """The signature matrix a signing kernel of ``kernels/words.py`` writes (uint64, one row per text
     of ``offsets``), allocated as its callers allocate it."""
-    import numpy as np
-
     return np.empty((len(offsets) - 1, bins), dtype=np.uint64)

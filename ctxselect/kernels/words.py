@@ -298,6 +298,8 @@ def _scan_words(buf, offsets, shingle, sig, stop_bits, stop_keys, stop_index, st
     a large array (a kernel's own allocation does not: at n = 20,000 and 128 bins, 20 MB, it took
     5,000 page faults a call)."""
     n = offsets.shape[0] - 1
+    if sig.shape[0] != n:  # (no bounds checks in a kernel: a short matrix would be written past)
+        raise ValueError("the signature matrix needs one row per text")
     bins = sig.shape[1]
     words_per_text = np.zeros(n, dtype=np.int64)
     member = np.zeros((n, probes), dtype=np.bool_)
@@ -317,6 +319,8 @@ def _signatures(buf, offsets, shingle, sig):
     """One MinHash signature row per text, written to ``sig`` (uint64 (n, bins), allocated by the
     caller as for :func:`_scan_words`), and each text's word count."""
     n = offsets.shape[0] - 1
+    if sig.shape[0] != n:  # (no bounds checks in a kernel: a short matrix would be written past)
+        raise ValueError("the signature matrix needs one row per text")
     bins = sig.shape[1]
     words_per_text = np.zeros(n, dtype=np.int64)
     sigma = np.zeros(n, dtype=np.bool_)

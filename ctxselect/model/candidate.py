@@ -18,7 +18,7 @@ from ctxselect.model.scores import AS_IS_EXPECTED
 from ctxselect.model.times import EARLIEST_SECONDS, LATEST_SECONDS, to_epoch_seconds, to_iso
 from ctxselect.model.tokens import TokenCounter, batch_counted, get_token_counter, resolve_token_counter
 
-__all__ = ["Candidate", "coerce_candidates", "coerce_with_embeddings", "DEFAULT_SOURCE"]
+__all__ = ["Candidate", "coerce_candidates", "coerce_with_embeddings", "coerce_columns", "DEFAULT_SOURCE"]
 
 #: The source of a candidate that names none. No source rule may apply to it (``pack`` refuses a
 #: candidate without a source when the requirements have one), and it never matches a question's
@@ -287,39 +287,41 @@ _UNSET = {f.name: None if f.default is MISSING and f.default_factory is MISSING
           else (f.default if f.default is not MISSING else f.default_factory()) for f in dc_fields(Candidate)}
 
 
-def coerce_candidates(
-    candidates: Iterable[Candidate | Mapping[str, Any]],
-    *,
-    token_counter: TokenCounter | None = None,
-    default_relevance: float | None = None,
-) -> list[Candidate]:
-    """Turn dicts or candidates into validated candidates; ids must be unique (as
-    :func:`coerce_with_embeddings`)."""
-    return coerce_with_embeddings(candidates, token_counter=token_counter,
-                                  default_relevance=default_relevance)[0]
+def coerce_candidates(candidates: Iterable[Candidate | Mapping[str, Any]], *, token_counter: TokenCounter | None = None,
+                      default_relevance: float | None = None) -> list[Candidate]:
+    """Turn dicts or candidates into validated candidates; ids must be unique (as :func:`coerce_columns`)."""
+    return coerce_columns(candidates, token_counter=token_counter, default_relevance=default_relevance)[0]
 
 
-def coerce_with_embeddings(
+def coerce_with_embeddings(candidates: Iterable[Candidate | Mapping[str, Any]], *, embeddings: Any = None,
+                           token_counter: TokenCounter | None = None, default_relevance: float | None = None,
+                           ) -> tuple[list[Candidate], np.ndarray | None]:
+    """Validated candidates and their embedding matrix (:func:`coerce_columns` without columns)."""
+    return coerce_columns(candidates, embeddings=embeddings, token_counter=token_counter,
+                          default_relevance=default_relevance)[:2]
+
+
+def coerce_columns(
     candidates: Iterable[Candidate | Mapping[str, Any]],
+    columns: tuple[str, ...] = (),
     *,
     embeddings: Any = None,
     token_counter: TokenCounter | None = None,
     default_relevance: float | None = None,
-    columns: tuple[str, ...] = (),
 ) -> tuple[list[Candidate], np.ndarray | None, list[tuple]]:
     """Validated candidates, their embedding matrix and the fields ``columns`` of every candidate.
 
     Parameters
     ----------
     candidates : iterable of Candidate or dict
+    columns : tuple of str
+        Candidate fields to return as columns (``packing._COLUMNS``).
     embeddings : array_like, optional
         One (n, d) array, row ``i`` for candidate ``i`` (:func:`ctxselect.model.embeddings.matrix`):
         then no candidate may carry an embedding, and the candidates keep none (the matrix is the
         only copy).
     token_counter, default_relevance
         As for :meth:`Candidate.from_dict`.
-    columns : tuple of str
-        Candidate fields to return as columns.
 
     Returns
     -------
@@ -338,8 +340,7 @@ def coerce_with_embeddings(
         Naming the first offending candidate and field.
     """
     if isinstance(candidates, (str, bytes, Mapping)) or not hasattr(candidates, "__iter__"):
-        raise InputError(field="candidates", expected="a list of candidates", found=candidates,
-                         has_found=True)
+        raise InputError(field="candidates", expected="a list of candidates", found=candidates, has_found=True)
     candidates = list(candidates)
     counter = resolve_token_counter(token_counter) or get_token_counter()
     counter = batch_counted(counter, (item["text"] for item in candidates if isinstance(item, Mapping)

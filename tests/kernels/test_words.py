@@ -115,3 +115,14 @@ def test_listing_a_text_of_more_distinct_terms_than_the_first_table_holds():
     assert sorted(hashes[:40_000].tolist()) == naive_text_terms(text)
     assert hashes[:3].tolist() == [int(h) for h in (naive_text_terms("w0x")[0], naive_text_terms("w1x")[0],
                                                     naive_text_terms("w2x")[0])]
+
+
+@pytest.mark.parametrize("kernel", [*SCANS.values(), *SIGNATURES.values()])
+def test_a_signature_matrix_without_a_row_per_text_is_refused(kernel):
+    """The caller allocates the matrix (NumPy: huge pages); a kernel has no bounds checks, so one
+    with too few rows would be written past: refused."""
+    buf, offsets = buffer_of(["one text", "two texts"])
+    short = signature_rows(offsets[:2], 16)
+    args = (*stop_arguments(), *_probe_table(probes_of([])), 0) if kernel in SCANS.values() else ()
+    with pytest.raises(ValueError, match="one row per text"):
+        kernel(buf, offsets, 3, short, *args)

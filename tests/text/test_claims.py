@@ -66,7 +66,6 @@ def test_a_join_bucket_beyond_its_claim_cap_is_skipped(monkeypatch):
     assert not found and not agreed  # 160 claims share one key: boilerplate
 
 
-
 def test_claims_are_built_as_the_dataclass_builds_them():
     """_read_claims builds its claims without the frozen dataclass's __init__: the same attributes,
     in the same order, equal and hashed alike."""

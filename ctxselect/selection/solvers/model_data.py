@@ -49,7 +49,7 @@ def conflict_fields(problem: Problem, enforce_gate: bool) -> tuple[bool, range |
 def one_value_groups(core: np.ndarray, codes: np.ndarray, groups: np.ndarray | None = None):
     """The chunks of ``core`` that must agree on their code, group by group (e.g. per document):
     ``(members, their codes, the distinct codes)`` for each group with two codes or more, by group
-    number. One sort by (group, code) finds the groups that have two codes: no pass per group."""
+    number. One sort by (group, code) finds the groups that have two codes; only those are gathered."""
     present = core[codes[core] >= 0]
     values = codes[present]
     if groups is None:
