@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import math
-from operator import itemgetter
 from dataclasses import MISSING, dataclass, field
 from dataclasses import fields as dc_fields
+from operator import itemgetter
 from typing import Any, Iterable, Mapping
 
 import numpy as np
