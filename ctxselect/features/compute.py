@@ -158,7 +158,7 @@ def signals(
         keep = rw >= red_t
         ri, rj, rw, dup = ri[keep], rj[keep], rw[keep], dup[keep]
 
-    contradictions, claim_conflicts, claim_agreements = detect_contradictions(
+    contradictions, claim_conflicts, claim_agreements, claim_readable = detect_contradictions(
         packed, texts, near_i, near_j, ri, rj, drift_severity=drift_severity, claims=claims,
         claim_severity=claim_severity)
 
@@ -175,4 +175,5 @@ def signals(
         claim_conflicts=claim_conflicts,
         claim_agreements=claim_agreements,
         query_probes=probes,
+        claim_readable=claim_readable,
     )

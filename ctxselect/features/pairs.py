@@ -87,6 +87,9 @@ class Signals:
     query_probes : QueryProbes or None
         The question's probe terms and the texts that hold them, when ``signals`` was given the
         question (:mod:`ctxselect.features.query_terms`).
+    claim_readable : bool array (n,) or None
+        The texts that may hold a claim joining another's (the claim prefilter over every text, up
+        to 5,000 candidates): a selection's report joins the claims of these only; None when not known.
     """
 
     freshness: np.ndarray
@@ -98,6 +101,7 @@ class Signals:
     claim_conflicts: dict = None
     claim_agreements: dict = None
     query_probes: QueryProbes | None = None
+    claim_readable: np.ndarray | None = None
 
     def duplicate_groups(self) -> list[np.ndarray]:
         """The clusters with two or more members, each as sorted positions."""

@@ -97,10 +97,11 @@ class QualityReport:
 
 
 def report_for(packed: PackedCandidates, mask: np.ndarray, order: Iterable[int] | None = None,
-               freshness: np.ndarray | None = None, conflicts: ConflictSummary | None = None) -> QualityReport:
-    """The quality report of the chunks of ``packed`` selected by ``mask`` (``conflicts``: see
-    :func:`ctxselect.quality.vector.quality_vector`)."""
-    quality: QualityVector = quality_vector(packed, mask, freshness, conflicts=conflicts)
+               freshness: np.ndarray | None = None, conflicts: ConflictSummary | None = None,
+               claim_readable: np.ndarray | None = None) -> QualityReport:
+    """The quality report of the chunks of ``packed`` selected by ``mask`` (``conflicts``,
+    ``claim_readable``: see :func:`ctxselect.quality.vector.quality_vector`)."""
+    quality: QualityVector = quality_vector(packed, mask, freshness, conflicts=conflicts, claim_readable=claim_readable)
     failures = evaluate_gate(quality, packed.requirements.gate)
     positions = np.flatnonzero(mask) if order is None else list(order)
     return QualityReport(

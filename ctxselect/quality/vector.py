@@ -72,10 +72,12 @@ def kappa_conflicts(packed: PackedCandidates, mask: np.ndarray) -> ConflictSumma
 
 
 def quality_vector(packed: PackedCandidates, mask: np.ndarray, freshness: np.ndarray | None = None, *,
-                   list_claims: bool = True, conflicts: ConflictSummary | None = None) -> QualityVector:
+                   list_claims: bool = True, conflicts: ConflictSummary | None = None,
+                   claim_readable: np.ndarray | None = None) -> QualityVector:
     """Score the chunks of ``packed`` selected by the boolean ``mask`` (``list_claims=False``: skip
     the claim conflicts listed beside κ, for a caller that only needs the metrics; ``conflicts``:
-    what κ counts, :func:`kappa_conflicts` of this mask, when the caller has it already)."""
+    what κ counts, :func:`kappa_conflicts` of this mask, when the caller has it already;
+    ``claim_readable``: ``Signals.claim_readable``, for the claims listed)."""
     mask = np.asarray(mask, dtype=bool)
     reqs = packed.requirements
     index = np.flatnonzero(mask)  # the selected positions, read once (fewer NumPy calls a metric)
@@ -104,7 +106,8 @@ def quality_vector(packed: PackedCandidates, mask: np.ndarray, freshness: np.nda
     counts_claims = reqs.contradictions == "all"
     if conflicts is None:
         conflicts = kappa_conflicts(packed, mask)
-    every = conflicts if counts_claims or not list_claims else conflict_summary(packed, mask)  # claims too
+    every = (conflicts if counts_claims or not list_claims  # else with claims too
+             else conflict_summary(packed, mask, claim_readable=claim_readable))
     claimed = [p for p in every.pairs if any(r.startswith("claim:") for r in p.reasons)] if every is not conflicts else []
     all_pairs = n * (n - 1) / 2
     density = conflicts.count / all_pairs if all_pairs else 0.0

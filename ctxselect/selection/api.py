@@ -347,7 +347,8 @@ def select(
         bound = max(float(info["bound"]), objective)
         gap = (bound - objective) / max(abs(bound), TOLERANCE)
     positions = assembly_order(problem, mask, order)
-    report = report_for(problem.packed, mask, positions, problem.signals.freshness, context_conflicts(problem, mask))
+    report = report_for(problem.packed, mask, positions, problem.signals.freshness, context_conflicts(problem, mask),
+                        claim_readable=problem.signals.claim_readable)
     if "gate" in relaxed:  # the conditions given up, by name: what inspect() of this context fails
         infeasible = infeasible + [f"the selection returned does not meet {f.condition}: {f.message}"
                                    for f in report.failures]

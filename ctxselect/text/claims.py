@@ -25,6 +25,7 @@ from datetime import date
 from functools import lru_cache
 from itertools import compress
 
+import numpy as np
 from rapidfuzz import fuzz
 
 from ctxselect.errors import InputError
@@ -34,7 +35,7 @@ from ctxselect.text.titles import claim_titles
 from ctxselect.text.words import TextCache, first_content_word, last_content_words, number_value
 
 __all__ = ["Claim", "ClaimScope", "extract_claims", "scoped_claims", "compare_claims", "find_claim_conflicts",
-           "claim_titles", "MAX_CLAIM_CHARS",
+           "claim_readable", "claim_titles", "MAX_CLAIM_CHARS",
            "MAX_CLAIMS_PER_TEXT", "MAX_BUCKET_TEXTS", "MAX_BUCKET_CLAIMS"]
 
 #: Claims are read from this many leading characters of a text (about 8,000 words).
@@ -306,13 +307,29 @@ def _aligned_claims(claims: list, context_ratio: float, min_context_words: int, 
 
 
 def scope_reader(texts, titles=None) -> ScopeReader:
-    """The scopes of ``texts``' claims (``titles``: per text, its title or (title, section)): the
-    ``scopes`` argument of the join."""
+    """The join's ``scopes``: of ``texts``' claims (``titles``: per text, its title or (title, section))."""
     return ScopeReader(texts, titles)
 
 
+def _read_only(buffer):
+    """``buffer`` with a read-only byte array, as text_buffer's (one compiled signature of the kernels)."""
+    if buffer is None or not buffer[0].flags.writeable:
+        return buffer
+    buf = buffer[0].view()
+    buf.flags.writeable = False
+    return buf, buffer[1]
+
+
+def claim_readable(texts: list, buffer=None, min_context_words: int = 4):
+    """Which ``texts`` may hold a claim joining another's (bool array; None: all): the prefilter of
+    :func:`find_claim_conflicts`. A text it leaves out has no join key another text has, so it joins
+    nothing in a subset either: the mask at a subset's positions is that subset's ``read``."""
+    buffer = _read_only(buffer)
+    return texts_to_read(texts, buffer, min_context_words, MAX_CLAIM_CHARS, extract_claims) if texts else None
+
+
 def find_claim_conflicts(texts, *, context_ratio: float = 90.0, min_context_words: int = 4, buffer=None,
-                         titles=None):
+                         titles=None, read=None):
     """Disagreeing and agreeing claims among ``texts`` (the rules of :func:`compare_claims`).
 
     Claims are aligned through a hash join on their kind, unit and two nearest context words, so
@@ -335,6 +352,9 @@ def find_claim_conflicts(texts, *, context_ratio: float = 90.0, min_context_word
     titles : sequence, optional
         Per text, its chunk's title, or (title, section) — :func:`claim_titles` of the candidates
         gives them; indexed only for texts whose claims join another's.
+    read : bool array, optional
+        :func:`claim_readable` of these texts, or of a superset at these texts' positions (by default
+        the prefilter runs here).
 
     Returns
     -------
@@ -343,16 +363,14 @@ def find_claim_conflicts(texts, *, context_ratio: float = 90.0, min_context_word
         page agree without their scopes being read).
     """
     texts = texts if isinstance(texts, list) else list(texts)
-    if titles is not None and len(titles) != len(texts):
-        raise InputError(field="titles", expected=f"one per text ({len(texts)})", found=f"{len(titles)} titles")
-    if buffer is not None and buffer[0].flags.writeable:  # read-only as text_buffer's: one compiled signature
-        buf = buffer[0].view()
-        buf.flags.writeable = False
-        buffer = (buf, buffer[1])
-    read = texts_to_read(texts, buffer, min_context_words, MAX_CLAIM_CHARS, extract_claims) if texts else None
+    for name, given in (("titles", titles), ("read", read)):
+        if given is not None and len(given) != len(texts):
+            raise InputError(field=name, expected=f"one per text ({len(texts)})", found=f"{len(given)} {name}")
+    buffer = _read_only(buffer)
+    read = claim_readable(texts, buffer, min_context_words) if read is None else read
     hints = claim_hints(buffer, read, MAX_CLAIM_CHARS, MAX_CLAIM_CHARS + 120) if buffer is not None else {}
     claims: list = [()] * len(texts)  # per text, its claims: none where not read
-    for k in range(len(texts)) if read is None else read.nonzero()[0].tolist():
+    for k in range(len(texts)) if read is None else np.flatnonzero(read).tolist():
         if texts[k]:
             claims[k] = _claims_of(texts[k][:MAX_CLAIM_CHARS + 120], hints.get(k))
     scopes = scope_reader(texts, titles)

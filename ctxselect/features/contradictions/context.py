@@ -297,7 +297,8 @@ def _later_with_same_key(rows: np.ndarray, columns: list[np.ndarray]) -> np.ndar
 
 
 def conflict_summary(packed: PackedCandidates, mask: np.ndarray | None = None, *, claims: bool = True,
-                     claim_severity: float = 1.0, limit: int | None = MAX_LISTED_PAIRS) -> ConflictSummary:
+                     claim_severity: float = 1.0, limit: int | None = MAX_LISTED_PAIRS,
+                     claim_readable: np.ndarray | None = None) -> ConflictSummary:
     """The conflicts among the chunks selected by ``mask`` (all when ``None``).
 
     Field and version conflicts are counted from value codes (no pair is enumerated to count
@@ -315,6 +316,9 @@ def conflict_summary(packed: PackedCandidates, mask: np.ndarray | None = None, *
         Severity of a claim conflict.
     limit : int or None
         How many pairs to list (``None``: every pair; memory O(pairs)).
+    claim_readable : bool array (n,), optional
+        ``Signals.claim_readable``: the claim prefilter over every candidate, read at the selected
+        chunks instead of running it again over them (the same conflicts).
 
     Returns
     -------
@@ -330,7 +334,8 @@ def conflict_summary(packed: PackedCandidates, mask: np.ndarray | None = None, *
     claim_pairs: dict[tuple[int, int], list] = {}
     if claims:
         chunks = [packed.candidates[k] for k in index.tolist()]
-        disagreements, _ = find_claim_conflicts([c.text for c in chunks], titles=claim_titles(chunks))
+        disagreements, _ = find_claim_conflicts([c.text for c in chunks], titles=claim_titles(chunks),
+                                                read=None if claim_readable is None else claim_readable[index])
         claim_pairs = dict(disagreements)
     if not reasons and not claim_pairs:  # (what the listing below finds: no pair)
         return ConflictSummary(0, 0.0, [])

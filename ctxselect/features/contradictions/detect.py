@@ -22,7 +22,7 @@ from ctxselect.features.pairs import ConflictKind, ContradictionPairs
 from ctxselect.kernels.pairs import _differing_code_pairs
 from ctxselect.packing import PackedCandidates
 from ctxselect.text.claim_keys import EXOTIC, HAS_DIGIT, hinted_texts
-from ctxselect.text.claims import claim_titles, find_claim_conflicts
+from ctxselect.text.claims import claim_readable, claim_titles, find_claim_conflicts
 from ctxselect.text.words import number_tokens, numbers_of, years_in
 
 __all__ = ["detect_contradictions", "merge_contradictions", "version_rank", "version_superseded", "drift_pairs", "claim_pairs",
@@ -195,12 +195,13 @@ def merge_contradictions(n, parts: list) -> ContradictionPairs:
 CLAIM_ALL_TEXTS_LIMIT = 5000
 
 
-def claim_pairs(texts: list[str], red_i: np.ndarray, red_j: np.ndarray, buffer=None, titles=None):
+def claim_pairs(texts: list[str], red_i: np.ndarray, red_j: np.ndarray, buffer=None, titles=None, read=None):
     """Claim conflicts and agreements among ``texts`` (above :data:`CLAIM_ALL_TEXTS_LIMIT`, among
     the chunks of the redundancy pairs); ``buffer``: the texts' ``PackedCandidates.text_buffer``;
-    ``titles``: their chunks' titles (:func:`~ctxselect.text.claims.claim_titles`), if any."""
+    ``titles``: their chunks' titles (:func:`~ctxselect.text.claims.claim_titles`), if any;
+    ``read``: :func:`~ctxselect.text.claims.claim_readable` of the texts, if known (used up to the limit)."""
     if len(texts) <= CLAIM_ALL_TEXTS_LIMIT:
-        return find_claim_conflicts(texts, buffer=buffer, titles=titles)
+        return find_claim_conflicts(texts, buffer=buffer, titles=titles, read=read)
     if titles is not None and len(titles) != len(texts):  # as find_claim_conflicts says it (the members'
         raise InputError(field="titles", expected=f"one per text ({len(texts)})",  # view hides the length)
                          found=f"{len(titles)} titles")
@@ -240,7 +241,7 @@ def _codes(column: np.ndarray) -> np.ndarray:
 
 def detect_contradictions(packed: PackedCandidates, texts: list[str], near_i: np.ndarray, near_j: np.ndarray,
                           red_i: np.ndarray, red_j: np.ndarray, *, drift_severity: float, claims: bool,
-                          claim_severity: float) -> tuple[ContradictionPairs, dict, dict]:
+                          claim_severity: float) -> tuple[ContradictionPairs, dict, dict, np.ndarray | None]:
     """Every contradiction among the candidates listed as pairs: versions, drift among the near pairs
     ``(near_i, near_j)``, and claims (above :data:`CLAIM_ALL_TEXTS_LIMIT` candidates only among the
     redundancy pairs ``(red_i, red_j)``).
@@ -252,6 +253,10 @@ def detect_contradictions(packed: PackedCandidates, texts: list[str], near_i: np
     -------
     contradictions : ContradictionPairs
     claim_conflicts, claim_agreements : dict (i, j) -> list of (Claim, Claim)
+    claim_readable : bool array or None
+        Up to :data:`CLAIM_ALL_TEXTS_LIMIT` candidates, the claim prefilter over every text
+        (:func:`~ctxselect.text.claims.claim_readable`): a selection's report reads it instead of
+        running the prefilter again; None when not known.
     """
     empty = np.empty(0, np.int64)
     ri, rj = red_i, red_j
@@ -266,12 +271,14 @@ def detect_contradictions(packed: PackedCandidates, texts: list[str], near_i: np
         di, dj = drift_pairs(packed, near_i, near_j)
         parts.append((di, dj, drift_severity, ConflictKind.DRIFT, None))
         del di, dj
-    claim_conflicts, claim_agreements = {}, {}
+    claim_conflicts, claim_agreements, readable = {}, {}, None
     if claims and any(t.strip() for t in texts):
+        if len(texts) <= CLAIM_ALL_TEXTS_LIMIT:
+            readable = claim_readable(texts, packed.text_buffer)
         claim_conflicts, claim_agreements = claim_pairs(texts, ri, rj, buffer=packed.text_buffer,
-                                                        titles=claim_titles(packed.candidates))
+                                                        titles=claim_titles(packed.candidates), read=readable)
         if claim_conflicts:
             keys = np.array(sorted(claim_conflicts), dtype=np.int64).reshape(-1, 2)
             parts.append((keys[:, 0], keys[:, 1], claim_severity, ConflictKind.CLAIM, None))
     contradictions = merge_contradictions(packed.n, parts)
-    return contradictions, claim_conflicts, claim_agreements
+    return contradictions, claim_conflicts, claim_agreements, readable

@@ -175,3 +175,36 @@ def test_some_differ_matches_np_unique(seed):
         assert conflicts._some_differ(value) == (len(np.unique(value)) >= 2)
         distinct_pairs = np.unique(np.stack([group, value]), axis=1).shape[1]
         assert conflicts._some_differ(value, group) == (distinct_pairs > len(np.unique(group)))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_report_reading_the_signals_claim_prefilter_finds_the_same_conflicts(seed):
+    """select()'s report joins the selected chunks' claims where the signals' prefilter over every
+    candidate says one may join (Signals.claim_readable) instead of running it again over them: a
+    text whose claims join nothing among all the candidates joins nothing among a few."""
+    import random
+
+    from tests.text.claim_texts import seeded_fact_text
+
+    rng = random.Random(seed)
+    texts = [seeded_fact_text(rng, rng.randint(1, 4)) for _ in range(80)]
+    packed = pack([{"id": f"c{k}", "text": t, "source": "s", "tokens": 5, "relevance": 0.5,
+                    **({"title": f"page {k % 2}"} if k % 5 == 0 else {})} for k, t in enumerate(texts)],
+                  {"token_budget": 1000})
+    readable = ctxselect.signals(packed).claim_readable
+    assert readable is not None and 0 < readable.sum() < len(texts)  # precondition: the prefilter kept some
+    conflicting = sorted(find_claim_conflicts(texts)[0])
+    found = 0
+    for trial in range(16):
+        mask = np.array([rng.random() < 0.3 for _ in texts])
+        for i, j in conflicting[trial % max(len(conflicting), 1):][:2]:
+            mask[i] = mask[j] = True
+        plain = conflict_summary(packed, mask)
+        assert conflict_summary(packed, mask, claim_readable=readable) == plain
+        found += plain.claim_count
+    assert found  # precondition: claim conflicts were compared
+
+
+def test_a_claim_prefilter_of_another_length_is_refused():
+    with pytest.raises(ctxselect.InputError, match="read"):
+        find_claim_conflicts(["the storm outage in the district affected 3 people"] * 3, read=np.ones(2, bool))
