@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import tracemalloc
 
-import numpy as np
-
 MiB = 1 << 20
 
 def peak_memory(work) -> tuple[object, int]:
@@ -19,6 +17,8 @@ def peak_memory(work) -> tuple[object, int]:
 
 
 def signature_rows(offsets, bins: int):
-    """The signature matrix a signing kernel of ``kernels/words.py`` writes (uint64, one row per text
-    of ``offsets``), allocated as its callers allocate it."""
-    return np.empty((len(offsets) - 1, bins), dtype=np.uint64)
+    """The signature matrix a signing kernel of ``kernels/words.py`` writes, allocated as its callers
+    allocate it (``features.similarity.signature_rows``)."""
+    from ctxselect.features.similarity import signature_rows as rows
+
+    return rows(offsets, bins)

@@ -39,6 +39,7 @@ from operator import attrgetter
 import numpy as np
 
 from ctxselect._config import SERIAL_BYTES
+from ctxselect.features.similarity import signature_rows
 from ctxselect.kernels.terms import (
     _key_table,
     _membership,
@@ -152,9 +153,8 @@ def scan_words(buffer: tuple[np.ndarray, np.ndarray], texts, probes: np.ndarray,
     lists, found without listing it; the texts with a capital Σ through ``content_terms``)."""
     buf, offsets = buffer
     kernel = _scan_words_serial if len(buf) < SERIAL_BYTES else _scan_words
-    rows = np.empty((len(offsets) - 1, bins), dtype=np.uint64)  # NumPy's: huge pages (kernels/words.py)
-    sig, _words, member, sigma = kernel(buf, offsets, shingle_size, rows, *_stopword_table(), *_probe_table(probes),
-                                        len(probes))
+    sig, _words, member, sigma = kernel(buf, offsets, shingle_size, signature_rows(offsets, bins), *_stopword_table(),
+                                        *_probe_table(probes), len(probes))
     if sigma.any():
         for i in np.flatnonzero(sigma).tolist():
             if _CAPITAL_SIGMA in texts[i]:

@@ -25,7 +25,7 @@ from ctxselect.kernels.pairs import _upper_pairs_above
 from ctxselect.kernels.words import _signatures, _signatures_serial
 from ctxselect.packing import text_buffer
 
-__all__ = ["cosine_pairs", "text_signatures", "minhash_pairs", "lsh_bands", "one_blas_thread",
+__all__ = ["cosine_pairs", "signature_rows", "text_signatures", "minhash_pairs", "lsh_bands", "one_blas_thread",
            "EXHAUSTIVE_PAIR_LIMIT", "ONE_BLAS_THREAD_WORK"]
 
 # Up to this many pairs, MinHash compares every pair; above it, LSH banding proposes candidates.
@@ -139,12 +139,19 @@ def cosine_pairs(embeddings: np.ndarray, threshold: float, *, block: int = 512, 
     return np.concatenate(parts_i), np.concatenate(parts_j), np.concatenate(parts_w)
 
 
+def signature_rows(offsets: np.ndarray, bins: int) -> np.ndarray:
+    """The matrix a signing kernel of :mod:`ctxselect.kernels.words` writes (uint64, one row per text
+    of ``offsets``), allocated by NumPy, which asks Linux for huge pages for a large array (a
+    kernel's own allocation does not: 5,000 page faults a call for 20 MB at n = 20,000)."""
+    return np.empty((len(offsets) - 1, bins), dtype=np.uint64)
+
+
 def text_signatures(texts, *, shingle_size: int = 3, bins: int = 128, buffer=None):
     """MinHash signatures (n x bins, uint64) and word counts of ``texts`` (or of a prebuilt
     :func:`~ctxselect.packing.text_buffer` ``buffer`` of them)."""
     buf, offsets = text_buffer(texts) if buffer is None else buffer
     kernel = _signatures_serial if len(buf) < SERIAL_BYTES else _signatures
-    return kernel(buf, offsets, shingle_size, np.empty((len(offsets) - 1, bins), dtype=np.uint64))
+    return kernel(buf, offsets, shingle_size, signature_rows(offsets, bins))
 
 
 def lsh_bands(threshold: float, bins: int) -> int:

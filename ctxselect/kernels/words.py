@@ -294,9 +294,8 @@ def _scan_words(buf, offsets, shingle, sig, stop_bits, stop_keys, stop_index, st
     (n, bins); none when bins is 0), and word count, whether it holds the probe at position j of
     ``probes`` terms (bool (n, ``probes``); ``table_keys`` / ``table_index``: their
     ``terms._probe_table``), and whether it contains σ or ς. The stopword arguments are
-    :func:`_scan_texts`'. The caller allocates ``sig`` with NumPy, which asks Linux for huge pages for
-    a large array (a kernel's own allocation does not: at n = 20,000 and 128 bins, 20 MB, it took
-    5,000 page faults a call)."""
+    :func:`_scan_texts`'. The caller allocates ``sig`` with NumPy, for its huge pages
+    (``features.similarity.signature_rows``)."""
     n = offsets.shape[0] - 1
     if sig.shape[0] != n:  # (no bounds checks in a kernel: a short matrix would be written past)
         raise ValueError("the signature matrix needs one row per text")
