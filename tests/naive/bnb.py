@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-ROOT_STEPS, BISECTIONS = 40, 25
+ROOT_STEPS, BISECTIONS = 100, 25
 
 
 def _reduced(md, lam, mu, nu):
