@@ -313,6 +313,7 @@ def _scope(before: str, after: str, document: tuple[str, ...]) -> ClaimScope:
 
 # Words whose difference between two windows may change a scope although they are lower case.
 _SCOPE_WORDS = set(_LABEL_WORDS) | _LOWER_NUMERALS | set(_PERIODS) | {"per", "a", "an", "each", "every"}
+_LOWER_WORDS = re.compile(r" *[a-z][a-z ]*").fullmatch  # isascii, isalpha without spaces, islower: one call
 
 
 class ScopeReader:
@@ -388,8 +389,7 @@ def _scope_free_difference(a: str, b: str) -> bool:
     lo = a.rfind(" ", head, start) + 1 or head
     hi = a.find(" ", len(a) - end, end_a) + 1 or end_a
     mid_a, mid_b = a[lo:hi], b[lo:hi - len(a) + len(b)]
-    if (mid_a.isascii() and mid_b.isascii() and mid_a.replace(" ", "").isalpha() and mid_b.replace(" ", "").isalpha()
-            and mid_a.islower() and mid_b.islower()):  # lower-case ASCII words and spaces: no number, the words
+    if _LOWER_WORDS(mid_a) and _LOWER_WORDS(mid_b):  # lower-case ASCII words and spaces: no number, the words
         differ = set(mid_a.split()).symmetric_difference(mid_b.split()) & _SCOPE_WORDS  # split: 6.5 µs, not 9
     else:
         digits_a, digits_b = _DIGITS.findall(mid_a), _DIGITS.findall(mid_b)

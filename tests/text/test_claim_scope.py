@@ -232,6 +232,27 @@ def test_scope_free_difference_equals_its_twin_on_random_windows():
     assert _scope_free_difference("", "") and _scope_free_difference("same 3", "same 3")
 
 
+def test_lower_words_is_the_string_methods_test():
+    """_LOWER_WORDS (one regular expression) accepts exactly what isascii, isalpha without spaces and
+    islower accept together: ASCII lower-case letters and spaces, at least one letter."""
+    import random
+
+    from ctxselect.text.claim_scope import _LOWER_WORDS
+
+    def methods(s: str) -> bool:
+        return s.isascii() and s.replace(" ", "").isalpha() and s.islower()
+
+    rng = random.Random(11)
+    alphabet = ["a", "z", " ", "  ", "A", "Z", "1", "-", "'", "\n", "\t", "é", "ß", "ǅ", "ſ", "K", "\u212a", "_", "ª"]
+    cases = ["", " ", "  ", "a", " a", "a ", "A", "aB", "ab cd", "ab\ncd", "\u00aa", "ab1"]
+    cases += ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12))) for _ in range(20000)]
+    outcomes = set()
+    for s in cases:
+        assert bool(_LOWER_WORDS(s)) == methods(s), repr(s)
+        outcomes.add(methods(s))
+    assert outcomes == {True, False}
+
+
 def test_label_word_before_a_number_with_and_without_a_space():
     """_word_before reads the word after a space in C and falls back to its character walk: both
     read the same label words ("part 2", "vol.3", "issue #5"), long words and non-letters included."""

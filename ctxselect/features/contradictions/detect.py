@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from itertools import islice
 
 import numpy as np
 
@@ -21,7 +20,7 @@ from ctxselect.errors import InputError
 from ctxselect.features.pairs import ConflictKind, ContradictionPairs
 from ctxselect.kernels.pairs import _differing_code_pairs
 from ctxselect.packing import PackedCandidates
-from ctxselect.text.claim_keys import EXOTIC, HAS_DIGIT, hinted_texts
+from ctxselect.text.claim_keys import EXOTIC, hinted_texts
 from ctxselect.text.claims import claim_readable, claim_titles, find_claim_conflicts
 from ctxselect.text.words import number_tokens, numbers_of, years_in
 
@@ -83,9 +82,9 @@ def drift_pairs(packed: PackedCandidates, i: np.ndarray, j: np.ndarray):
         members[i], members[j] = True, True
         rows, bounds, positions, flags = hinted_texts(packed.text_buffer, members, _WHOLE_TEXT, _WHOLE_TEXT)
         for k, (t, flag) in enumerate(zip(rows, flags)):
-            if not flag & EXOTIC:
-                tokens[t] = (sorted(number_tokens(candidates[t].text, islice(positions, bounds[k], bounds[k + 1])))
-                             if flag & HAS_DIGIT else [])
+            if not flag & EXOTIC:  # no position, no number (half the texts at 20,000): the call skipped
+                a, b = bounds[k], bounds[k + 1]
+                tokens[t] = sorted(number_tokens(candidates[t].text, positions[a:b])) if a < b else []
     numbers: dict[int, Counter] = {}
     years: dict[int, set[int]] = {}
     titles = None
@@ -205,12 +204,14 @@ def claim_pairs(texts: list[str], red_i: np.ndarray, red_j: np.ndarray, buffer=N
     if titles is not None and len(titles) != len(texts):  # as find_claim_conflicts says it (the members'
         raise InputError(field="titles", expected=f"one per text ({len(texts)})",  # view hides the length)
                          found=f"{len(titles)} titles")
-    members = np.unique(np.concatenate([red_i, red_j])).tolist()
-    if buffer is not None:  # the members' rows of the buffer
+    rows = np.unique(np.concatenate([red_i, red_j]))
+    members = rows.tolist()
+    if buffer is not None:  # the members' rows of the buffer, sliced with Python ints (2.6 -> 2.0 ms at 20,000)
         buf, offsets = buffer
-        parts = [buf[offsets[k]:offsets[k + 1]] for k in members]
         sub = np.zeros(len(members) + 1, dtype=np.int64)
-        np.cumsum([len(p) for p in parts], out=sub[1:])
+        lo, hi = (offsets[rows], offsets[rows + 1]) if members else (sub[:0], sub[:0])
+        np.cumsum(hi - lo, out=sub[1:])
+        parts = [buf[a:b] for a, b in zip(lo.tolist(), hi.tolist())]
         buffer = (np.concatenate(parts) if parts else buf[:0], sub)
     conflicts, agreements = find_claim_conflicts([texts[k] for k in members], buffer=buffer,
                                                  titles=None if titles is None else _Picked(titles, members))
