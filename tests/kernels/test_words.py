@@ -16,7 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctxselect.kernels.terms import _probe_table
-from ctxselect.kernels.words import _CHUNKS, _scan_words, _scan_words_serial, _signatures, _signatures_serial
+from ctxselect.kernels.words import (_CHUNKS, _scan_words, _scan_words_serial, _signatures, _signatures_serial,
+                                     _text_terms, _text_terms_serial)
 from tests.helpers import signature_rows
 from tests.kernels.test_terms import EDGE_TEXTS, buffer_of, probes_of, random_text, stop_arguments, texts
 from tests.naive.query_terms import naive_text_terms
@@ -126,3 +127,30 @@ def test_a_signature_matrix_without_a_row_per_text_is_refused(kernel):
     args = (*stop_arguments(), *_probe_table(probes_of([])), 0) if kernel in SCANS.values() else ()
     with pytest.raises(ValueError, match="one row per text"):
         kernel(buf, offsets, 3, short, *args)
+
+
+def raw_buffer(texts):
+    """The kernels' input from raw byte strings (any bytes: not necessarily UTF-8 nor lower case)."""
+    offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum([len(x) for x in texts])
+    return np.frombuffer(b"".join(texts) + b"\0", dtype=np.uint8).copy(), offsets
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.lists(st.one_of(st.sampled_from([b"a", b"Z", b"s", b"ies", b"7", b" ", b",", b"\x00", b"\x7f"]),
+                                   st.binary(min_size=1, max_size=3)), max_size=90).map(b"".join),
+                min_size=1, max_size=5))
+def test_a_separator_before_any_bytes_changes_no_word(batch):
+    """Any bytes (invalid UTF-8, stray continuation bytes, capitals: what the twins, which take
+    strings, never see): a text and the same text after a no-break space (a separator, after which
+    a continuation byte separates as at the text's start) have the same signature, word count,
+    probe hits and σ flag."""
+    probes = probes_of(["rivers", "ies", "aaa", "zz", "café"])
+    plain, spaced = raw_buffer(batch), raw_buffer([b"\xc2\xa0" + x for x in batch])
+    for kernel in SCANS.values():
+        for a, b in zip(*(kernel(*buffer, 3, signature_rows(buffer[1], 32), *stop_arguments(), *_probe_table(probes),
+                                 len(probes)) for buffer in (plain, spaced))):
+            np.testing.assert_array_equal(a, b)
+    for kernel in (_text_terms, _text_terms_serial):
+        for a, b in zip(*(kernel(*buffer, *stop_arguments()) for buffer in (plain, spaced))):
+            np.testing.assert_array_equal(a, b)
