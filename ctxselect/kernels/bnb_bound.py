@@ -22,8 +22,9 @@ from ctxselect._config import serial
 #: searches within the node limit, so CP-SAT (10-30 ms) runs less often. Measured against 40 steps
 #: (benchmarks/latency.py instances, the same calls in turn, 2026-12-02): at n = 2,000 the search
 #: stopped at its limit on 16 instead of 22 of 40 cores (13 instead of 18 of 30 in another run), and
-#: select()'s CPU took a median 0.974x (0.984x) per call, p90 59.8 against 63.1 ms; at n = 200 9
-#: instead of 11 of 60 searches stopped, 0.989x; every objective the same. 150 steps gained no more.
+#: select()'s CPU took a median 0.974x (0.984x) per call, p90 59.8 against 63.1 ms. At n = 200 (200
+#: calls) 26 instead of 37 searches stopped: p90 16.6 against 21.5 ms, mean 11.2 against 11.7, but the
+#: median call 1.012x (the steps cost ~0.17 ms there). Every objective the same; 150 steps gained no more.
 ROOT_STEPS = 100
 #: Bisection steps for the budget's multiplier λ before the subgradient steps.
 BISECTIONS = 25
