@@ -209,7 +209,7 @@ def claim_pairs(texts: list[str], red_i: np.ndarray, red_j: np.ndarray, buffer=N
     if buffer is not None:  # the members' rows of the buffer, sliced with Python ints (2.6 -> 2.0 ms at 20,000)
         buf, offsets = buffer
         sub = np.zeros(len(members) + 1, dtype=np.int64)
-        lo, hi = (offsets[rows], offsets[rows + 1]) if members else (sub[:0], sub[:0])
+        lo, hi = offsets[rows], offsets[rows + 1]
         np.cumsum(hi - lo, out=sub[1:])
         parts = [buf[a:b] for a, b in zip(lo.tolist(), hi.tolist())]
         buffer = (np.concatenate(parts) if parts else buf[:0], sub)
