@@ -76,14 +76,24 @@ def test_large_products_keep_the_users_threads(monkeypatch, numpy_blas):
 
 
 def test_the_pairs_are_the_same_on_one_thread_and_on_several(monkeypatch):
+    """The same pairs, their weights within float32 rounding: OpenBLAS 0.3.31 (NumPy 2.4.6) sums a
+    tile's products in another order on two threads (weights 1.8e-7 apart on 2,907 of 61,756 pairs;
+    the builds of earlier sessions gave equal bits), so a pair within that of the threshold may fall
+    either side."""
     emb = np.random.default_rng(1).normal(size=(1500, 64))
+    threshold = 0.2
     with threadpoolctl.threadpool_limits(2, user_api="blas"):
-        limited = cosine_pairs(emb, 0.2)
+        limited = cosine_pairs(emb, threshold)
         monkeypatch.setattr(similarity, "ONE_BLAS_THREAD_WORK", 0)
-        threaded = cosine_pairs(emb, 0.2)
+        threaded = cosine_pairs(emb, threshold)
     assert len(limited[0]) > 1000
-    for a, b in zip(limited, threaded):
-        np.testing.assert_array_equal(a, b)
+    one = {(int(i), int(j)): float(w) for i, j, w in zip(*limited)}
+    several = {(int(i), int(j)): float(w) for i, j, w in zip(*threaded)}
+    for key in set(one) ^ set(several):
+        assert abs(one.get(key, several.get(key)) - threshold) <= 1e-6, key
+    assert len(set(one) & set(several)) >= len(one) - 5
+    for key in set(one) & set(several):
+        assert abs(one[key] - several[key]) <= 1e-6, key
 
 
 def test_the_setting_comes_back_after_an_error_and_after_nested_and_concurrent_use(numpy_blas):
