@@ -21,7 +21,7 @@ from ctxselect.kernels.minhash import (
     _lsh_pairs,
     _signature_similarity,
 )
-from ctxselect.kernels.pairs import _upper_pairs_above
+from ctxselect.kernels.pairs import _unit_rows, _upper_pairs_above
 from ctxselect.kernels.words import _signatures, _signatures_serial
 from ctxselect.packing import text_buffer
 
@@ -98,16 +98,20 @@ def _empty_pairs():
 def normalised_rows(embeddings: np.ndarray, ids=None) -> np.ndarray:
     """Rows scaled to unit length as float32; zero rows stay zero (similar to nothing).
 
-    A NaN or infinite entry is an :class:`InputError` naming the chunk."""
-    emb = np.asarray(embeddings, dtype=np.float64)
-    bad = ~np.isfinite(emb).all(axis=1)
-    if bad.any():
-        row = int(np.flatnonzero(bad)[0])
+    A NaN or infinite entry is an :class:`InputError` naming the chunk. One jitted pass
+    (:func:`~ctxselect.kernels.pairs._unit_rows`, the norms summed in NumPy's order): at n = 2,000,
+    d = 384 NumPy's isfinite, norm, division and cast took ~12 ms inside ``select()`` (four passes
+    and two fresh 6 MB temporaries)."""
+    emb = np.ascontiguousarray(embeddings, dtype=np.float64)
+    if emb.ndim != 2:
+        raise InputError(field="embeddings", expected="an (n, d) array, one row per chunk",
+                         found=f"an array of shape {emb.shape}")
+    out = np.empty(emb.shape, dtype=np.float32)
+    row = int(_unit_rows(emb, out))
+    if row >= 0:
         raise InputError(candidate_id=None if ids is None else ids[row], candidate_index=row,
                          field="embedding", expected="finite numbers", found="NaN or infinity")
-    norms = np.linalg.norm(emb, axis=1)
-    safe = np.where(norms > 0, norms, 1.0)
-    return (emb / safe[:, None]).astype(np.float32)
+    return out
 
 
 def cosine_pairs(embeddings: np.ndarray, threshold: float, *, block: int = 512, ids=None):

@@ -2,6 +2,7 @@
 
 import math
 import re
+import struct
 
 MASK = (1 << 64) - 1
 EMPTY = MASK
@@ -34,6 +35,45 @@ def naive_cosine_pairs(vectors, threshold):
             if cos >= threshold:
                 out[(i, j)] = min(max(cos, 0.0), 1.0)
     return out
+
+
+def _pairwise_squares(values):
+    """Σ v² in NumPy's pairwise order: below 8 values in turn; up to 128, eight interleaved sums
+    combined as ((0 + 1) + (2 + 3)) + ((4 + 5) + (6 + 7)), then the rest; above, two halves split
+    at a multiple of eight."""
+    n = len(values)
+    if n < 8:
+        total = 0.0
+        for v in values:
+            total += v * v
+        return total
+    if n <= 128:
+        r = [values[a] * values[a] for a in range(8)]
+        k = 8
+        while k < n - n % 8:
+            for a in range(8):
+                r[a] += values[k + a] * values[k + a]
+            k += 8
+        total = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+        for v in values[k:]:
+            total += v * v
+        return total
+    half = n // 2 - (n // 2) % 8
+    return _pairwise_squares(values[:half]) + _pairwise_squares(values[half:])
+
+
+def naive_unit_rows(rows):
+    """(each row over its norm, rounded to float32; the first row holding a NaN or an infinity, or -1).
+    A zero row is divided by 1; a row whose squares overflow by infinity. Rows from the bad one on are
+    not returned."""
+    out = []
+    for i, row in enumerate(rows):
+        if not all(math.isfinite(v) for v in row):
+            return out, i
+        norm = math.sqrt(_pairwise_squares(list(row)))
+        scale = norm if norm > 0 else 1.0
+        out.append([struct.unpack("f", struct.pack("f", v / scale))[0] for v in row])
+    return out, -1
 
 
 def naive_words(text):
