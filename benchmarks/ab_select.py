@@ -35,6 +35,12 @@ for line in sys.stdin:
 """
 
 
+def _p90(values) -> float:
+    """The 90th percentile (the value below which 90 % of the calls fall; nearest rank)."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, -(-9 * len(ordered) // 10) - 1))]
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("a", help="checkout A (the base)")
@@ -74,6 +80,9 @@ def main(argv=None) -> None:
               f"selection {same} of {calls}; objective B/A {min(objective, default=1):.6f} to "
               f"{max(objective, default=1):.6f}; statuses A {sorted({x[3] for x in a})}, B {sorted({y[3] for y in b})}",
               flush=True)
+        print(f"    CPU mean A {1e3 * statistics.fmean(x[0] for x in a):.1f} ms, B "
+              f"{1e3 * statistics.fmean(y[0] for y in b):.1f} ms; p90 A {1e3 * _p90([x[0] for x in a]):.1f} ms, "
+              f"B {1e3 * _p90([y[0] for y in b]):.1f} ms", flush=True)
     for worker in workers.values():
         worker.stdin.close()
         worker.wait()
