@@ -99,9 +99,10 @@ def normalised_rows(embeddings: np.ndarray, ids=None) -> np.ndarray:
     """Rows scaled to unit length as float32; zero rows stay zero (similar to nothing).
 
     A NaN or infinite entry is an :class:`InputError` naming the chunk. One jitted pass
-    (:func:`~ctxselect.kernels.pairs._unit_rows`, the norms summed in NumPy's order): at n = 2,000,
-    d = 384 NumPy's isfinite, norm, division and cast took ~12 ms inside ``select()`` (four passes
-    and two fresh 6 MB temporaries)."""
+    (:func:`~ctxselect.kernels.pairs._unit_rows`, the norms summed in NumPy's order, the rows equal
+    bit for bit): on the packed embeddings of fresh latency.py queries (n = 2,000, d = 384) it took
+    2.0 ms where NumPy's isfinite, norm, division and cast took 5.0 ms (four passes, two fresh
+    (n, d) float64 temporaries). Not an (n, d) array: an :class:`InputError`."""
     emb = np.ascontiguousarray(embeddings, dtype=np.float64)
     if emb.ndim != 2:
         raise InputError(field="embeddings", expected="an (n, d) array, one row per chunk",

@@ -114,7 +114,7 @@ def _unit_rows(emb, out):
             else:
                 sums[top - 2] = sums[top - 2] + sums[top - 1]
                 top -= 1
-        norm = np.sqrt(sums[0]) if top > 0 else 0.0
+        norm = np.sqrt(sums[0])  # (the program holds one leaf at least: d = 0 sums nothing)
         scale = norm if norm > 0.0 else 1.0
         for k in range(d):
             out[i, k] = np.float32(row[k] / scale)

@@ -73,6 +73,8 @@ def test_cosine_edges():
     assert len(cosine_pairs(ties, 1.0)[0]) == 10  # all equal: every pair, exactly at threshold
     with pytest.raises(InputError, match="embedding.*NaN or infinity"):
         cosine_pairs(np.array([[1.0, np.nan], [1.0, 0.0]]), 0.5, ids=("a", "b"))
+    with pytest.raises(InputError, match=r"embeddings.*\(n, d\) array.*shape \(5,\)"):
+        cosine_pairs(np.ones(5), 0.5)
 
 
 def test_minhash_pairs_exhaustive_match_twin():
