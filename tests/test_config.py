@@ -33,13 +33,23 @@ def test_kernels_cache_in_the_chosen_directory_never_in_the_package(tmp_path):
     assert _package_cache_files() <= before  # nothing new inside the installed package
 
 
+# One small kernel, compiled without a disk cache: a whole select() compiled every kernel from
+# scratch (93 s of a 638 s suite on 2026-12-02's machine), which the test above already does.
+ONE_KERNEL = ("import numpy as np, ctxselect._config as j; from ctxselect.kernels.pairs import _freshness; "
+              "print(j.CACHE_DIR); print(_freshness(np.zeros(2), np.ones(2), np.ones(2, bool), np.ones(2, bool), "
+              "0.5, False).tolist())")
+
+
 def test_an_unusable_cache_directory_means_no_disk_cache_and_one_warning(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
-    done = _run(str(blocker / "cache"))
+    before = _package_cache_files()
+    env = {**os.environ, "CTXSELECT_CACHE_DIR": str(blocker / "cache")}
+    done = subprocess.run([sys.executable, "-c", ONE_KERNEL], env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == ["None", "['a']"]
+    assert done.stdout.splitlines() == ["None", "[1.0, 1.0]"]  # the kernel compiled and ran
     assert done.stderr.count("no writable cache directory") == 1
+    assert _package_cache_files() <= before and not list(tmp_path.rglob("*.nbi"))  # cached nowhere
 
 
 def test_the_package_imports_with_the_jit_disabled(tmp_path):
