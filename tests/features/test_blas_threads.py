@@ -77,9 +77,9 @@ def test_large_products_keep_the_users_threads(monkeypatch, numpy_blas):
 
 def test_the_pairs_are_the_same_on_one_thread_and_on_several(monkeypatch):
     """The same pairs, their weights within float32 rounding: OpenBLAS 0.3.31 (NumPy 2.4.6) sums a
-    tile's products in another order on two threads (weights 1.8e-7 apart on 2,907 of 61,756 pairs;
-    the builds of earlier sessions gave equal bits), so a pair within that of the threshold may fall
-    either side."""
+    tile's products in another order on two threads on this machine's CPU (weights 1.8e-7 apart on
+    2,907 of 61,756 pairs; asserting equal bits had passed in earlier sessions' CI), so a pair within
+    that of the threshold may fall either side."""
     emb = np.random.default_rng(1).normal(size=(1500, 64))
     threshold = 0.2
     with threadpoolctl.threadpool_limits(2, user_api="blas"):
