@@ -38,7 +38,7 @@ for line in sys.stdin:
 def _p90(values) -> float:
     """The 90th percentile (the value below which 90 % of the calls fall; nearest rank)."""
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, -(-9 * len(ordered) // 10) - 1))]
+    return ordered[-(-9 * len(ordered) // 10) - 1]  # ceil(0.9 n) - 1, in integers
 
 
 def main(argv=None) -> None:

@@ -40,24 +40,24 @@ def _leaf_squares(row, lo, n):
     if n < 8:
         total = 0.0
         for k in range(n):
-            total += row[lo + k] * row[lo + k]
+            total += row[lo + k] ** 2
         return total
     r0, r1, r2, r3 = row[lo] ** 2, row[lo + 1] ** 2, row[lo + 2] ** 2, row[lo + 3] ** 2
     r4, r5, r6, r7 = row[lo + 4] ** 2, row[lo + 5] ** 2, row[lo + 6] ** 2, row[lo + 7] ** 2
     k = 8
     while k < n - n % 8:  # (eight scalars, not an array: no allocation per leaf)
-        r0 += row[lo + k] * row[lo + k]
-        r1 += row[lo + k + 1] * row[lo + k + 1]
-        r2 += row[lo + k + 2] * row[lo + k + 2]
-        r3 += row[lo + k + 3] * row[lo + k + 3]
-        r4 += row[lo + k + 4] * row[lo + k + 4]
-        r5 += row[lo + k + 5] * row[lo + k + 5]
-        r6 += row[lo + k + 6] * row[lo + k + 6]
-        r7 += row[lo + k + 7] * row[lo + k + 7]
+        r0 += row[lo + k] ** 2
+        r1 += row[lo + k + 1] ** 2
+        r2 += row[lo + k + 2] ** 2
+        r3 += row[lo + k + 3] ** 2
+        r4 += row[lo + k + 4] ** 2
+        r5 += row[lo + k + 5] ** 2
+        r6 += row[lo + k + 6] ** 2
+        r7 += row[lo + k + 7] ** 2
         k += 8
     total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
     while k < n:
-        total += row[lo + k] * row[lo + k]
+        total += row[lo + k] ** 2
         k += 1
     return total
 
@@ -66,26 +66,26 @@ def _leaf_squares(row, lo, n):
 def _pairwise_program(d):
     """NumPy's pairwise sum of d values as a post-order program: (start, length) of each leaf, and
     length -1 for "add the last two sums" (a node above 128 values splits at a multiple of eight
-    below its half). Built without recursion (a recursive kernel loaded from Numba's cache crashed)."""
+    below its half). Built without recursion (a recursive kernel loaded from Numba's cache crashed):
+    a stack of nodes still to emit, an add pushed as length -1 under its two halves."""
     size = 2 * (d // 32) + 16  # leaves hold at least 64 values: fewer than d / 64 + 1 of them
     prog_lo = np.empty(size, dtype=np.int64)
     prog_n = np.empty(size, dtype=np.int64)
     todo_lo = np.empty(size, dtype=np.int64)
     todo_n = np.empty(size, dtype=np.int64)
-    todo_done = np.empty(size, dtype=np.bool_)
-    todo_lo[0], todo_n[0], todo_done[0] = 0, d, False
+    todo_lo[0], todo_n[0] = 0, d
     top, ops = 1, 0
     while top > 0:
         top -= 1
-        lo, n, done = todo_lo[top], todo_n[top], todo_done[top]
-        if n <= _PAIRWISE_BLOCK or done:
-            prog_lo[ops], prog_n[ops] = lo, (n if n <= _PAIRWISE_BLOCK else -1)
+        lo, n = todo_lo[top], todo_n[top]
+        if n <= _PAIRWISE_BLOCK:  # a leaf, or an add (-1)
+            prog_lo[ops], prog_n[ops] = lo, n
             ops += 1
             continue
         half = n // 2 - (n // 2) % 8
-        todo_lo[top], todo_n[top], todo_done[top] = lo, n, True  # the add, after both halves
-        todo_lo[top + 1], todo_n[top + 1], todo_done[top + 1] = lo + half, n - half, False
-        todo_lo[top + 2], todo_n[top + 2], todo_done[top + 2] = lo, half, False  # the first half first
+        todo_lo[top], todo_n[top] = lo, -1  # the add, after both halves
+        todo_lo[top + 1], todo_n[top + 1] = lo + half, n - half
+        todo_lo[top + 2], todo_n[top + 2] = lo, half  # the first half first
         top += 3
     return prog_lo[:ops], prog_n[:ops]
 
