@@ -15,7 +15,7 @@ from ctxselect.errors import InputError
 from ctxselect.features.contradictions.detect import detect_contradictions
 from ctxselect.features.pairs import PairList, Signals
 from ctxselect.features.query_terms import query_probes, scan_words
-from ctxselect.features.similarity import cosine_pairs, minhash_pairs, text_signatures
+from ctxselect.features.similarity import cosine_pairs_until, minhash_pairs, text_signatures
 from ctxselect.kernels.pairs import _components, _freshness
 from ctxselect.model import validation as checks
 from ctxselect.packing import PackedCandidates
@@ -33,6 +33,13 @@ def chunk_freshness(packed: PackedCandidates, *, zero_outside_window: bool = Fal
     missing = 1.0 if packed.requirements.missing_timestamp == "fresh" else 0.0
     return _freshness(packed.decay, packed.age_days, packed.has_timestamp, packed.valid_now,
                       missing, zero_outside_window)
+
+
+def _priority(packed: PackedCandidates, freshness: np.ndarray) -> np.ndarray:
+    """The order in which a cut cosine compares chunks (highest first): relevance x freshness of
+    the admissible chunks within the budget (the leading term of their value), -1 for the rest."""
+    fits = packed.admissible & (packed.tokens <= packed.budget)
+    return np.where(fits, packed.relevance * freshness, -1.0)
 
 
 # similarity kind -> (redundancy threshold, duplicate threshold)
@@ -56,6 +63,7 @@ def signals(
     claim_severity: float = 1.0,
     zero_outside_window: bool = False,
     block_size: int = 512,
+    deadline: float | None = None,
 ) -> Signals:
     """Compute the pairwise signals of one query's candidates.
 
@@ -96,6 +104,13 @@ def signals(
         Freshness 0 for chunks outside their validity window at ``now``.
     block_size : int
         Rows per similarity tile (memory O(block_size x n)).
+    deadline : float, optional
+        A ``time.perf_counter()`` instant by which the cosine tiles should be done
+        (:func:`~ctxselect.features.similarity.cosine_pairs_until`): when all of them would not
+        fit, the rest are compared most promising first (admissible chunks within the budget by
+        relevance x freshness, then the others) while a tile fits, and ``Signals.compared`` holds
+        the chunks compared with every other. :func:`ctxselect.select` sets it from its
+        ``time_limit``; MinHash is not cut.
 
     Returns
     -------
@@ -113,6 +128,8 @@ def signals(
     checks.integer(block_size, "block_size", low=1)
     checks.number(drift_severity, "drift_severity", low=0.0, high=1.0)
     checks.number(drift_threshold, "drift_threshold", low=0.0, high=1.0, low_open=True)
+    if deadline is not None:
+        checks.number(deadline, "deadline")
 
     n = packed.n
     texts = list(packed.texts)
@@ -124,6 +141,10 @@ def signals(
         raise InputError(field="similarity", expected="embeddings on the candidates for cosine",
                          found="candidates without embeddings")
 
+    if probes is not None and (similarity != "minhash" or n < 2):  # no signatures to make: the terms alone
+        probes = dataclasses.replace(probes, hits=scan_words(packed.text_buffer, texts, probes.probes)[1])
+    freshness = chunk_freshness(packed, zero_outside_window=zero_outside_window)
+    compared = None  # every chunk compared with every other
     empty = np.empty(0, np.int64)
     if similarity == "none" or n < 2:
         ri, rj, rw, dup = empty, empty.copy(), np.empty(0), np.zeros(0, bool)
@@ -134,7 +155,9 @@ def signals(
         dup_t = dup_t if duplicate_threshold is None else duplicate_threshold
         low = min(red_t, dup_t)
         if similarity == "cosine":
-            ri, rj, rw = cosine_pairs(packed.embeddings, low, block=block_size, ids=packed.ids)
+            priority = None if deadline is None else _priority(packed, freshness)
+            ri, rj, rw, compared = cosine_pairs_until(packed.embeddings, low, deadline=deadline, priority=priority,
+                                                      block=block_size, ids=packed.ids)
             near = rw >= dup_t
             dup = near.copy()
         else:
@@ -163,10 +186,8 @@ def signals(
         claim_severity=claim_severity)
 
     clusters = _components(n, ri[dup], rj[dup])
-    if probes is not None and probes.hits is None:  # no signatures were made: the terms alone
-        probes = dataclasses.replace(probes, hits=scan_words(packed.text_buffer, texts, probes.probes)[1])
     return Signals(
-        freshness=chunk_freshness(packed, zero_outside_window=zero_outside_window),
+        freshness=freshness,
         redundancy=PairList(ri, rj, rw),
         duplicate=dup,
         contradictions=contradictions,
@@ -176,4 +197,5 @@ def signals(
         claim_agreements=claim_agreements,
         query_probes=probes,
         claim_readable=claim_readable,
+        compared=compared,
     )

@@ -90,6 +90,9 @@ class Signals:
     claim_readable : bool array (n,) or None
         The texts that may hold a claim joining another's (the claim prefilter over every text, up
         to 5,000 candidates): a selection's report joins the claims of these only; None when not known.
+    compared : bool array (n,) or None
+        The chunks whose similarity to every other chunk was computed, when the cosine tiles were
+        cut at a deadline (``signals(deadline=...)``); None when every pair was compared.
     """
 
     freshness: np.ndarray
@@ -102,6 +105,7 @@ class Signals:
     claim_agreements: dict = None
     query_probes: QueryProbes | None = None
     claim_readable: np.ndarray | None = None
+    compared: np.ndarray | None = None
 
     def duplicate_groups(self) -> list[np.ndarray]:
         """The clusters with two or more members, each as sorted positions."""

@@ -8,6 +8,7 @@ threshold. Memory stays O(block x n + pairs): no n x n matrix is ever built.
 from __future__ import annotations
 
 import threading
+import time
 from contextlib import contextmanager, nullcontext
 
 import numpy as np
@@ -25,7 +26,7 @@ from ctxselect.kernels.pairs import _unit_rows, _upper_pairs_above
 from ctxselect.kernels.words import _signatures, _signatures_serial
 from ctxselect.packing import text_buffer
 
-__all__ = ["cosine_pairs", "signature_rows", "text_signatures", "minhash_pairs", "lsh_bands", "one_blas_thread",
+__all__ = ["cosine_pairs", "cosine_pairs_until", "signature_rows", "text_signatures", "minhash_pairs", "lsh_bands", "one_blas_thread",
            "EXHAUSTIVE_PAIR_LIMIT", "ONE_BLAS_THREAD_WORK"]
 
 # Up to this many pairs, MinHash compares every pair; above it, LSH banding proposes candidates.
@@ -123,25 +124,86 @@ def cosine_pairs(embeddings: np.ndarray, threshold: float, *, block: int = 512, 
     extracts the pairs above the threshold from each tile. Up to :data:`ONE_BLAS_THREAD_WORK`
     (n * n * d) BLAS runs on one thread for the call (:func:`one_blas_thread`).
     """
+    return cosine_pairs_until(embeddings, threshold, block=block, ids=ids)[:3]
+
+
+def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: float | None = None,
+                       priority: np.ndarray | None = None, block: int = 512, ids=None):
+    """:func:`cosine_pairs` that stops its tiles at ``deadline`` (a ``time.perf_counter()``
+    instant), the most promising rows compared first.
+
+    The tiles run in the input's order while the work left (n·n·d/2 multiply-adds at the rate of
+    the tiles so far) fits before ``deadline``: then every pair is compared, in the same tiles as
+    :func:`cosine_pairs`. When it would not fit (or ``deadline`` has passed before the first tile),
+    the rows not yet compared are taken by ``priority`` (highest first, ties in input order) and
+    each further tile runs only if its own work fits: every row of a finished tile has been
+    compared with every other row. The first tile always runs.
+
+    Returns
+    -------
+    i, j, weight : arrays
+        As :func:`cosine_pairs`: i < j, sorted by (i, j), every pair at or above ``threshold`` with
+        at least one end in ``compared``.
+    compared : bool array (n,) or None
+        The rows compared with every other row; None when all were (nothing was cut).
+    """
     n = len(embeddings)
     if n < 2:
-        return _empty_pairs()
+        return (*_empty_pairs(), None)
     unit = normalised_rows(embeddings, ids)
     block = min(block, n)
     buffer = np.empty(block * n, dtype=np.float32)
     cut = np.float32(threshold - COSINE_TOLERANCE)
-    parts_i, parts_j, parts_w = [], [], []
-    small = n * n * unit.shape[1] <= ONE_BLAS_THREAD_WORK
+    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    order = None  # the rows left, by priority, once the deadline would be missed
+    switched = 0  # the input's rows compared before the switch (their tiles are parts[:switched_parts])
+    start = done = 0  # the next tile's first row (of the input, or of ``order``); multiply-adds done
+    width, left = unit.shape[1], n
+    began = time.perf_counter()
+    small = n * n * width <= ONE_BLAS_THREAD_WORK
     with one_blas_thread() if small else nullcontext():
-        for start in range(0, n, block):
-            rows, cols = min(block, n - start), n - start
+        while start < left:
+            rows, cols = min(block, left - start), left - start
+            if deadline is not None:
+                now = time.perf_counter()
+                rate = done / max(now - began, 1e-9)
+                late = now + cols * cols * width / 2 / rate > deadline if done else now >= deadline
+                if order is None and late:  # the rest by priority, from here on
+                    key = np.zeros(n) if priority is None else np.asarray(priority, dtype=np.float64)
+                    order = start + np.argsort(-key[start:], kind="stable")
+                    unit, switched, switched_parts, start, left = unit[order], start, len(parts), 0, len(order)
+                    continue
+                if order is not None and done and now + rows * cols * width / rate > deadline:
+                    break
             tile = buffer[: rows * cols].reshape(rows, cols)
             np.matmul(unit[start:start + rows], unit[start:].T, out=tile)
-            i, j, w = _upper_pairs_above(tile, start, start, cut)
-            parts_i.append(i)
-            parts_j.append(j)
-            parts_w.append(w)
-    return np.concatenate(parts_i), np.concatenate(parts_j), np.concatenate(parts_w)
+            parts.append(_upper_pairs_above(tile, start, start, cut))
+            done += rows * cols * width
+            start += rows
+    if order is None:
+        return (*_joined(parts), None)
+    return _mapped_pairs(parts, switched_parts, order, n, switched, start)
+
+
+def _joined(parts):
+    """One (i, j, weight) of a list of tiles' pairs (empty arrays for none)."""
+    return tuple(np.concatenate(p) for p in zip(*parts)) if parts else _empty_pairs()
+
+
+def _mapped_pairs(parts, switched_parts: int, order: np.ndarray, n: int, switched: int, ordered: int):
+    """The tiles' pairs, those of ``parts[switched_parts:]`` (positions in ``order``) mapped back
+    to the input's, all with i < j and sorted by (i, j); and the rows compared: the input's first
+    ``switched`` and ``order[:ordered]``."""
+    i, j, w = _joined(parts[switched_parts:])
+    i, j = order[i], order[j]
+    before = _joined(parts[:switched_parts])
+    i, j = np.concatenate([before[0], np.minimum(i, j)]), np.concatenate([before[1], np.maximum(i, j)])
+    w = np.concatenate([before[2], w])
+    sort = np.argsort(i * n + j, kind="stable")
+    compared = np.zeros(n, dtype=bool)
+    compared[:switched] = True
+    compared[order[:ordered]] = True
+    return i[sort], j[sort], w[sort], (None if compared.all() else compared)
 
 
 def signature_rows(offsets: np.ndarray, bins: int) -> np.ndarray:

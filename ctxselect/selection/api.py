@@ -25,7 +25,7 @@ from ctxselect.selection.diagnosis import empty_reason
 from ctxselect.selection.explain import exclusion_reasons, unresolved_entries
 from ctxselect.selection.problem import ObjectiveWeights, Problem, build_problem, score
 from ctxselect.selection.solvers.registry import BASELINES, Method, Order, assembly_order
-from ctxselect.selection.solvers.tiers import run_optimal
+from ctxselect.selection.solvers.tiers import run_optimal, similarity_deadline
 from ctxselect.selection.warmup import _load_once
 
 __all__ = ["Selection", "select", "prepare"]
@@ -124,9 +124,12 @@ def prepare(
     timings: dict | None = None,
     embeddings: Any = None,
     relevance: str | Relevance = "as_is",
+    deadline: float | None = None,
 ) -> Problem:
     """Pack candidates, compute their signals and build the selection problem (the first three
-    stages of :func:`select`; useful to run several selectors on the same problem)."""
+    stages of :func:`select`; useful to run several selectors on the same problem). ``deadline``
+    (a ``time.perf_counter()`` instant) is when the whole call should end: the cosine similarities
+    then stop in time for the stages after them (``Problem.uncompared``)."""
     timings = {} if timings is None else timings
     checks.number(hard_conflict_severity, "hard_conflict_severity", low=0.0, high=1.0)  # before any work
     on_unresolved = checks.parse_choice(OnUnresolved, on_unresolved, "on_unresolved")
@@ -151,6 +154,8 @@ def prepare(
         objective_weights = weights
     else:
         objective_weights = ObjectiveWeights.from_mapping({**packed.requirements.weights, **(weights or {})})
+    if deadline is not None:
+        options["deadline"] = similarity_deadline(deadline, packed.n)
     sig = compute_signals(packed, query if objective_weights.uses_query else None, **options)  # its terms: in one scan
     t2 = time.perf_counter()
     problem = build_problem(packed, sig, objective_weights, query=query,
@@ -164,7 +169,7 @@ def prepare(
 
 #: The keyword options of :func:`ctxselect.signals`, read once from its signature.
 _SIGNAL_OPTIONS = tuple(name for name in inspect.signature(compute_signals).parameters
-                        if name not in ("packed", "query"))  # the question is select()'s own argument
+                        if name not in ("packed", "query", "deadline"))  # select()'s own arguments
 
 
 def _signal_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -246,10 +251,13 @@ def select(
         Seconds for the whole call of ``optimal``: packing, signals, baselines, solver runs and
         the report. The solver gets what is left after the stages before it, less a reserve for
         the report; on time-out the best solution so far is returned, or the best baseline
-        (status ``fallback``, with every tier it does not meet listed in ``relaxed``). Packing and
-        signals are not interrupted: when they alone take longer than the limit, the solver gets a
-        grace of 5 % of it (at least 20 ms) on the core, and the status reason says the limit was
-        spent. The baselines ignore it.
+        (status ``fallback``, with every tier it does not meet listed in ``relaxed``). The cosine
+        of embeddings stops early when all its pairs would not fit, leaving time for what follows:
+        the chunks compared by then (the most relevant first) are the only ones selectable, the
+        others are excluded as "not compared", and the status is at best ``feasible`` with a bound
+        for the whole problem. The rest of packing and signals is not interrupted: when it alone
+        takes longer than the limit, the solver gets a grace of 8 % of it (at least 20 ms) on the
+        core, and the status reason says the limit was spent. The baselines ignore it.
     weights : dict or ObjectiveWeights, optional
         Objective weights, overriding the requirements' ``weights``.
     mmr_lambda : float
@@ -318,7 +326,8 @@ def select(
                       exclude_outside_window=exclude_outside_window,
                       resolve_by_corroboration=resolve_by_corroboration, on_unresolved=on_unresolved,
                       signal_options=signal_options, relevance=relevance,
-                      token_counter=token_counter, timings=timings, embeddings=embeddings)
+                      token_counter=token_counter, timings=timings, embeddings=embeddings,
+                      deadline=started + time_limit if method is Method.OPTIMAL else None)
 
     notes: dict[int, str] = {}
     infeasible: list[str] = []

@@ -91,10 +91,8 @@ class ObjectiveWeights:
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any] | "ObjectiveWeights" | None) -> "ObjectiveWeights":
-        if data is None:
-            return cls()
-        if isinstance(data, ObjectiveWeights):
-            return data
+        if data is None or isinstance(data, ObjectiveWeights):
+            return cls() if data is None else data
         valid = [f.name for f in fields(cls)]
         checks.mapping(data, "weights", "an object of objective weights")
         for key in data:
@@ -143,6 +141,8 @@ class Problem:
     ineligible_reason : dict position -> str
     unresolved : list of UnresolvedConflict
         Conflicts neither evidence nor source precedence decided, with what ``on_unresolved`` did.
+    uncompared : bool (n,) or None
+        Chunks left out only because the time limit cut their similarities (``Signals.compared``).
     """
 
     packed: PackedCandidates
@@ -164,6 +164,7 @@ class Problem:
     eligible: np.ndarray
     ineligible_reason: dict
     unresolved: list
+    uncompared: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -200,22 +201,19 @@ class Problem:
 
 
 def _merge_pair_penalties(n: int, parts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    i = np.concatenate([p[0] for p in parts])
-    j = np.concatenate([p[1] for p in parts])
-    w = np.concatenate([p[2] for p in parts])
+    i, j, w = (np.concatenate(column) for column in zip(*parts))
     keep = w > 0
     i, j, w = i[keep], j[keep], w[keep]
     if len(i) == 0:
         return i, j, w
     key = i * max(n, 1) + j
     unique, inverse = np.unique(key, return_inverse=True)
-    total = np.bincount(inverse, weights=w)
-    return unique // n, unique % n, total
+    return unique // n, unique % n, np.bincount(inverse, weights=w)
 
 
 def _same_document_pairs(packed: PackedCandidates) -> tuple[np.ndarray, np.ndarray]:
     """Pairs (i < j) of chunks with the same doc_id."""
-    out_i, out_j = [], []
+    out_i, out_j = [np.empty(0, np.int64)], [np.empty(0, np.int64)]
     with_doc = np.flatnonzero(packed.doc >= 0)
     order = with_doc[np.argsort(packed.doc[with_doc], kind="stable")]
     docs = packed.doc[order]
@@ -226,8 +224,6 @@ def _same_document_pairs(packed: PackedCandidates) -> tuple[np.ndarray, np.ndarr
             a, b = np.triu_indices(len(members), 1)
             out_i.append(members[a])
             out_j.append(members[b])
-    if not out_i:
-        return np.empty(0, np.int64), np.empty(0, np.int64)
     return np.concatenate(out_i).astype(np.int64), np.concatenate(out_j).astype(np.int64)
 
 
@@ -299,6 +295,12 @@ def build_problem(
     eligible &= ~too_big
     for i, size in zip(np.flatnonzero(too_big).tolist(), packed.tokens[too_big].tolist()):
         reasons[i] = f"over budget: {size} tokens alone exceed the budget of {packed.budget}"
+    uncompared = None if signals.compared is None else eligible & ~signals.compared
+    if uncompared is not None:  # similarities cut at the time limit (features.similarity.cosine_pairs_until)
+        eligible &= signals.compared
+        why = (f"not compared: the time limit let the similarities of {int(signals.compared.sum())} of {n} "
+               "candidates be computed, the most relevant first (a longer time_limit compares more)")
+        reasons.update(dict.fromkeys(np.flatnonzero(uncompared).tolist(), why))
     resolution = Resolution()
     superseded_by = superseded_versions(signals)
     if resolve_by_corroboration:
@@ -336,7 +338,7 @@ def build_problem(
         covers=covers, n_required=n_required, conflicts=conflicts, pair_i=pair_i, pair_j=pair_j, pair_penalty=pair_penalty,
         hard_i=con.i[hard], hard_j=con.j[hard], hard_fields=hard_fields, superseded_by=superseded_by,
         groups=signals.duplicate_groups(), eligible=eligible, ineligible_reason=reasons,
-        unresolved=resolution.conflicts,
+        unresolved=resolution.conflicts, uncompared=uncompared,
     )
 
 
@@ -378,9 +380,7 @@ def marginal_gains(problem: Problem, rows: np.ndarray, covered: np.ndarray,
 
 def adjacency(n: int, i: np.ndarray, j: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Symmetric CSR (indptr, neighbours, weights) of the pairs (i, j, w)."""
-    rows = np.concatenate([i, j])
-    cols = np.concatenate([j, i])
-    weights = np.concatenate([w, w])
+    rows, cols, weights = np.concatenate([i, j]), np.concatenate([j, i]), np.concatenate([w, w])
     order = np.argsort(rows, kind="stable")
     indptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])

@@ -5,6 +5,7 @@ only when it is infeasible, and a status that says what happened (``relaxed``, `
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -12,7 +13,7 @@ import numpy as np
 from ctxselect.selection.constraints import satisfies
 from ctxselect.selection.diagnosis import diagnose
 from ctxselect.selection.problem import Problem, score
-from ctxselect.selection.solvers.cpsat import solve_optimal
+from ctxselect.selection.solvers.cpsat import solve_optimal, upper_bound
 from ctxselect.selection.solvers.freshness import FRESHNESS_SLACK, closest_freshness, with_freshness_floor
 from ctxselect.selection.solvers.registry import BASELINES, Method
 
@@ -49,6 +50,16 @@ OVERRUN = (0.2, 0.02)
 #: a fixed part and a part per candidate, 1.5-3 times the report stage measured with the collector
 #: paused (2026-12-01: 0.9 ms at n = 200, 2.3 ms at 2,000, 14 ms at 20,000, 42-66 ms at 50,000).
 REPORT_RESERVE = (0.002, 2e-6)
+#: Time kept back from the cosine tiles when they would not all fit in the time limit
+#: (:func:`ctxselect.features.similarity.cosine_pairs_until`), for what follows them: a fixed part
+#: (the solver's) and a part per candidate, about twice the contradictions, problem, baselines and
+#: report measured at n = 20,000, d = 384 (2026-12-04: 35 + 7 + 9 + 8 ms).
+SIMILARITY_RESERVE = (0.1, 5e-6)
+
+
+def similarity_deadline(deadline: float, n: int) -> float:
+    """When the cosine tiles of ``n`` candidates should stop for the call to end by ``deadline``."""
+    return deadline - SIMILARITY_RESERVE[0] - SIMILARITY_RESERVE[1] * n
 
 
 def run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core_size: int,
@@ -62,7 +73,27 @@ def run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core
     tier, so a relaxed gate gives up only the conditions that cannot be met.
 
     ``deadline`` (a ``time.perf_counter()`` instant; default: ``time_limit`` from now) is when the
-    whole call should end: the solver runs until it, less :data:`REPORT_RESERVE`."""
+    whole call should end: the solver runs until it, less :data:`REPORT_RESERVE`.
+
+    When the time limit cut the similarities (``Problem.uncompared``), nothing is proven over the
+    whole problem: ``optimal`` becomes ``feasible``, the bound is the LP relaxation with the
+    uncompared chunks eligible, and the reason says how many were left out."""
+    mask, info = _run_tiers(problem, enforce_gate=enforce_gate, time_limit=time_limit, core_size=core_size,
+                            exact_up_to=exact_up_to, timings=timings, deadline=deadline)
+    if problem.uncompared is not None and problem.uncompared.any():
+        left = int(problem.uncompared.sum())
+        if info.get("bound") is not None:  # valid for the whole problem: pairs only lower it
+            wider = replace(problem, eligible=problem.eligible | problem.uncompared)
+            info["bound"] = max(info["bound"], upper_bound(wider, problem.capacity(info["ceiling"])))
+        info.update(status="feasible" if info["status"] == "optimal" else info["status"],
+                    reason=f"time limit of {time_limit:g} s: {left} candidates were not compared (their "
+                           f"similarities were cut) and not selected; {info['reason']}")
+    return mask, info
+
+
+def _run_tiers(problem: Problem, *, enforce_gate: bool, time_limit: float, core_size: int,
+               exact_up_to: int, timings: dict, deadline: float | None) -> tuple[np.ndarray, dict]:
+    """:func:`run_optimal` over the chunks the problem holds eligible."""
     t0 = time.perf_counter()
     deadline = (t0 + time_limit if deadline is None else deadline) - (
         REPORT_RESERVE[0] + REPORT_RESERVE[1] * problem.n)

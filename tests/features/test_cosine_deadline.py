@@ -1,0 +1,119 @@
+"""The cosine cut at a deadline (features.similarity.cosine_pairs_until): the pairs it lists are
+the plain-Python twin's pairs with an end in the compared rows, the compared rows are the input's
+first rows then the rest by priority, and with no deadline (or one that is never reached) it is
+cosine_pairs itself. The clock is replaced, so every cut point is drawn, not timed."""
+
+import types
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ctxselect.errors import InputError
+from ctxselect.features import compute, similarity
+from ctxselect.features.similarity import cosine_pairs, cosine_pairs_until
+from ctxselect.packing import pack
+from tests.features.test_similarity import _assert_pairs_match, as_dict
+from tests.naive.signals import naive_cosine_pairs
+
+
+def fake_clock(monkeypatch, readings):
+    """``time.perf_counter`` in features.similarity reads ``readings`` in turn, then the last one."""
+    it = iter(readings)
+    last = [readings[-1] if readings else 0.0]
+
+    def now():
+        last[0] = next(it, last[0])
+        return last[0]
+    monkeypatch.setattr(similarity, "time", types.SimpleNamespace(perf_counter=now))
+
+
+def embeddings(seed, n, d):
+    rng = np.random.default_rng(seed)
+    emb = rng.integers(-3, 4, size=(n, d)).astype(np.float64)
+    copies = rng.integers(0, n, size=n // 3)
+    emb[rng.integers(0, n, size=n // 3)] = emb[copies] * 2  # parallel copies: cosine 1
+    return emb
+
+
+def check_cut(emb, threshold, block, priority, out):
+    """The invariants of one cut's output."""
+    i, j, w, compared = out
+    n = len(emb)
+    keys = list(zip(i.tolist(), j.tolist()))
+    assert all(a < b for a, b in keys) and keys == sorted(set(keys))
+    if compared is None:
+        full = cosine_pairs(emb, threshold, block=block)
+        assert all(np.array_equal(x, y) for x, y in zip((i, j, w), full))
+        return
+    assert compared.dtype == bool and compared.shape == (n,) and not compared.all()
+    assert compared.sum() >= min(block, n)
+    want = {k: v for k, v in naive_cosine_pairs(emb.tolist(), threshold).items() if compared[k[0]] or compared[k[1]]}
+    _assert_pairs_match(as_dict(i, j, w), want, threshold, 1e-5)
+    # the input's first rows, then the rest from the highest priority (ties in input order)
+    start = int(np.argmin(compared)) if not compared.all() else n
+    rest = np.arange(start, n)
+    rest = rest[np.lexsort((rest, -np.asarray(priority, dtype=float)[rest]))]
+    flags = compared[rest]
+    assert not (flags[1:] & ~flags[:-1]).any()  # a prefix of the rest in priority order
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(2, 40), st.integers(1, 5), st.integers(1, 45),
+       st.sampled_from([0.3, 0.8, 1.0, 0.0]),
+       st.lists(st.sampled_from([0.0, 0.25, 0.5, 1.0]), min_size=40, max_size=40),
+       st.lists(st.floats(0, 3), max_size=12), st.floats(-1, 10))
+def test_a_cut_lists_the_twins_pairs_of_the_compared_rows(seed, n, d, block, threshold, priority, clock, deadline):
+    emb = embeddings(seed, n, d)
+    priority = priority[:n]
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        fake_clock(monkeypatch, list(np.cumsum(clock)))
+        out = cosine_pairs_until(emb, threshold, deadline=deadline, priority=priority, block=block)
+    check_cut(emb, threshold, block, priority, out)
+
+
+def test_a_passed_deadline_compares_one_tile_of_the_highest_priorities():
+    emb = embeddings(7, 30, 3)
+    priority = np.arange(30)[::-1] % 7  # ties: the input order among equals
+    i, j, w, compared = cosine_pairs_until(emb, 0.5, deadline=0.0, priority=priority, block=8)
+    expected = np.lexsort((np.arange(30), -priority))[:8]
+    assert set(np.flatnonzero(compared)) == set(expected.tolist())
+    check_cut(emb, 0.5, 8, priority, (i, j, w, compared))
+
+
+def test_no_deadline_or_a_far_one_is_cosine_pairs():
+    emb = embeddings(3, 300, 8)
+    full = cosine_pairs(emb, 0.5, block=64)
+    for deadline in (None, float("inf")):
+        *pairs, compared = cosine_pairs_until(emb, 0.5, deadline=deadline, priority=np.ones(300), block=64)
+        assert compared is None
+        assert all(np.array_equal(x, y) for x, y in zip(pairs, full))
+
+
+def test_edges():
+    for n in (0, 1):
+        *pairs, compared = cosine_pairs_until(np.ones((n, 3)), 0.5, deadline=0.0)
+        assert compared is None and all(len(p) == 0 for p in pairs)
+    emb = embeddings(1, 12, 3)  # no priority: the input's order
+    _, _, _, compared = cosine_pairs_until(emb, 0.5, deadline=0.0, block=5)
+    assert np.flatnonzero(compared).tolist() == [0, 1, 2, 3, 4]
+
+
+def chunks(n, d, seed=0):
+    emb = embeddings(seed, n, d)
+    return [{"id": f"c{k}", "source": "s", "tokens": 5, "relevance": (k % 10) / 10, "text": f"chunk {k}",
+             "embedding": emb[k].tolist()} for k in range(n)]
+
+
+def test_signals_hold_the_compared_chunks():
+    packed = pack(chunks(40, 4), {"token_budget": 50})
+    assert compute.signals(packed).compared is None
+    sig = compute.signals(packed, deadline=0.0, block_size=10)
+    assert sig.compared.sum() == 10
+    top = np.lexsort((np.arange(40), -packed.relevance))[:10]  # the most relevant first (all equally fresh)
+    assert set(np.flatnonzero(sig.compared).tolist()) == set(top.tolist())
+    assert compute.signals(pack(chunks(40, 4), {"token_budget": 50}), similarity="minhash",
+                           deadline=0.0).compared is None  # MinHash is not cut
+    with pytest.raises(InputError, match="deadline"):
+        compute.signals(packed, deadline="soon")
