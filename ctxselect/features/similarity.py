@@ -26,8 +26,8 @@ from ctxselect.kernels.pairs import _unit_rows, _upper_pairs_above
 from ctxselect.kernels.words import _signatures, _signatures_serial
 from ctxselect.packing import text_buffer
 
-__all__ = ["cosine_pairs", "cosine_pairs_until", "signature_rows", "text_signatures", "minhash_pairs", "lsh_bands", "one_blas_thread",
-           "EXHAUSTIVE_PAIR_LIMIT", "ONE_BLAS_THREAD_WORK"]
+__all__ = ["cosine_pairs", "cosine_pairs_until", "signature_rows", "text_signatures", "minhash_pairs", "lsh_bands",
+           "one_blas_thread", "EXHAUSTIVE_PAIR_LIMIT", "ONE_BLAS_THREAD_WORK"]
 
 # Up to this many pairs, MinHash compares every pair; above it, LSH banding proposes candidates.
 EXHAUSTIVE_PAIR_LIMIT = 200_000
@@ -148,6 +148,8 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
         The rows compared with every other row; None when all were (nothing was cut).
     """
     n = len(embeddings)
+    if priority is not None and len(priority) != n:
+        raise InputError(field="priority", expected=f"one number per row ({n})", found=f"{len(priority)} numbers")
     if n < 2:
         return (*_empty_pairs(), None)
     unit = normalised_rows(embeddings, ids)

@@ -135,6 +135,8 @@ def prepare(
     on_unresolved = checks.parse_choice(OnUnresolved, on_unresolved, "on_unresolved")
     relevance = checks.parse_choice(Relevance, relevance, "relevance")
     query = checks.optional_text(query, "query")
+    if deadline is not None:
+        checks.number(deadline, "deadline")
     options = _signal_options(signal_options)
     if weights is not None and not isinstance(weights, ObjectiveWeights):
         checks.mapping(weights, "weights", "an object of objective weights")

@@ -98,6 +98,8 @@ def test_edges():
     emb = embeddings(1, 12, 3)  # no priority: the input's order
     _, _, _, compared = cosine_pairs_until(emb, 0.5, deadline=0.0, block=5)
     assert np.flatnonzero(compared).tolist() == [0, 1, 2, 3, 4]
+    with pytest.raises(InputError, match=r"priority.*one number per row \(12\).*3 numbers"):
+        cosine_pairs_until(emb, 0.5, deadline=0.0, priority=[1.0, 2.0, 3.0])
 
 
 def chunks(n, d, seed=0):
