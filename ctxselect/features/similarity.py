@@ -24,6 +24,7 @@ from ctxselect.kernels.minhash import (
 )
 from ctxselect.kernels.pairs import _unit_rows, _upper_pairs_above
 from ctxselect.kernels.words import _signatures, _signatures_serial
+from ctxselect.model import validation as checks
 from ctxselect.packing import text_buffer
 
 __all__ = ["cosine_pairs", "cosine_pairs_until", "signature_rows", "text_signatures", "minhash_pairs", "lsh_bands",
@@ -148,8 +149,15 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
         The rows compared with every other row; None when all were (nothing was cut).
     """
     n = len(embeddings)
-    if priority is not None and len(priority) != n:
-        raise InputError(field="priority", expected=f"one number per row ({n})", found=f"{len(priority)} numbers")
+    if deadline is not None:
+        checks.number(deadline, "deadline")
+    if priority is not None:
+        try:
+            priority = np.asarray(priority, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise InputError(field="priority", expected=f"one number per row ({n})", found="non-numbers") from None
+        if priority.shape != (n,):
+            raise InputError(field="priority", expected=f"one number per row ({n})", found=f"shape {priority.shape}")
     if n < 2:
         return (*_empty_pairs(), None)
     unit = normalised_rows(embeddings, ids)
@@ -171,7 +179,7 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
                 rate = done / max(now - began, 1e-9)
                 late = now + cols * cols * width / 2 / rate > deadline if done else now >= deadline
                 if order is None and late:  # the rest by priority, from here on
-                    key = np.zeros(n) if priority is None else np.asarray(priority, dtype=np.float64)
+                    key = np.zeros(n) if priority is None else priority
                     order = start + np.argsort(-key[start:], kind="stable")
                     unit, switched, switched_parts, start, left = unit[order], start, len(parts), 0, len(order)
                     continue

@@ -3,6 +3,7 @@ the plain-Python twin's pairs with an end in the compared rows, the compared row
 first rows then the rest by priority, and with no deadline (or one that is never reached) it is
 cosine_pairs itself. The clock is replaced, so every cut point is drawn, not timed."""
 
+import time
 import types
 
 import numpy as np
@@ -85,7 +86,7 @@ def test_a_passed_deadline_compares_one_tile_of_the_highest_priorities():
 def test_no_deadline_or_a_far_one_is_cosine_pairs():
     emb = embeddings(3, 300, 8)
     full = cosine_pairs(emb, 0.5, block=64)
-    for deadline in (None, float("inf")):
+    for deadline in (None, time.perf_counter() + 3600):
         *pairs, compared = cosine_pairs_until(emb, 0.5, deadline=deadline, priority=np.ones(300), block=64)
         assert compared is None
         assert all(np.array_equal(x, y) for x, y in zip(pairs, full))
@@ -98,8 +99,12 @@ def test_edges():
     emb = embeddings(1, 12, 3)  # no priority: the input's order
     _, _, _, compared = cosine_pairs_until(emb, 0.5, deadline=0.0, block=5)
     assert np.flatnonzero(compared).tolist() == [0, 1, 2, 3, 4]
-    with pytest.raises(InputError, match=r"priority.*one number per row \(12\).*3 numbers"):
+    with pytest.raises(InputError, match=r"priority.*one number per row \(12\).*shape \(3,\)"):
         cosine_pairs_until(emb, 0.5, deadline=0.0, priority=[1.0, 2.0, 3.0])
+    with pytest.raises(InputError, match=r"priority.*one number per row \(12\).*non-numbers"):
+        cosine_pairs_until(emb, 0.5, deadline=0.0, priority=["high"] * 12)
+    with pytest.raises(InputError, match="deadline"):
+        cosine_pairs_until(emb, 0.5, deadline="soon")
 
 
 def chunks(n, d, seed=0):
