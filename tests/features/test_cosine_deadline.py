@@ -44,9 +44,8 @@ def check_cut(emb, threshold, block, priority, out):
     n = len(emb)
     keys = list(zip(i.tolist(), j.tolist()))
     assert all(a < b for a, b in keys) and keys == sorted(set(keys))
-    if compared is None:
-        full = cosine_pairs(emb, threshold, block=block)
-        assert all(np.array_equal(x, y) for x, y in zip((i, j, w), full))
+    if compared is None:  # every pair: cosine_pairs' (its tiles' bits, unless rows were reordered first)
+        _assert_pairs_match(as_dict(i, j, w), as_dict(*cosine_pairs(emb, threshold, block=block)), threshold, 1e-6)
         return
     assert compared.dtype == bool and compared.shape == (n,) and not compared.all()
     assert compared.sum() >= min(block, n)
@@ -64,17 +63,20 @@ def check_cut(emb, threshold, block, priority, out):
 @given(st.integers(0, 2**32 - 1), st.integers(2, 40), st.integers(1, 5), st.integers(1, 45),
        st.sampled_from([0.3, 0.8, 1.0, 0.0]),
        st.lists(st.sampled_from([0.0, 0.25, 0.5, 1.0]), min_size=40, max_size=40),
-       st.lists(st.floats(0, 3), max_size=12), st.floats(-1, 10))
-def test_a_cut_lists_the_twins_pairs_of_the_compared_rows(seed, n, d, block, threshold, priority, clock, deadline):
+       st.lists(st.floats(0, 3), max_size=12), st.floats(-1, 10), st.sampled_from([0.0, 40.0, 1e9]))
+def test_a_cut_lists_the_twins_pairs_of_the_compared_rows(seed, n, d, block, threshold, priority, clock, deadline,
+                                                          uncut):
     emb = embeddings(seed, n, d)
     priority = priority[:n]
     with pytest.MonkeyPatch.context() as monkeypatch:
         fake_clock(monkeypatch, list(np.cumsum(clock)))
+        monkeypatch.setattr(similarity, "UNCUT_WORK", uncut)
         out = cosine_pairs_until(emb, threshold, deadline=deadline, priority=priority, block=block)
     check_cut(emb, threshold, block, priority, out)
 
 
-def test_a_passed_deadline_compares_one_tile_of_the_highest_priorities():
+def test_a_passed_deadline_compares_one_tile_of_the_highest_priorities(monkeypatch):
+    monkeypatch.setattr(similarity, "UNCUT_WORK", 0.0)  # cut however little is left
     emb = embeddings(7, 30, 3)
     priority = np.arange(30)[::-1] % 7  # ties: the input order among equals
     i, j, w, compared = cosine_pairs_until(emb, 0.5, deadline=0.0, priority=priority, block=8)
@@ -92,7 +94,15 @@ def test_no_deadline_or_a_far_one_is_cosine_pairs():
         assert all(np.array_equal(x, y) for x, y in zip(pairs, full))
 
 
-def test_edges():
+def test_a_small_cosine_is_never_cut():
+    emb = embeddings(5, 600, 8)  # 1.4 million multiply-adds, below UNCUT_WORK
+    *pairs, compared = cosine_pairs_until(emb, 0.5, deadline=0.0, priority=np.arange(600.0), block=512)
+    assert compared is None
+    assert all(np.array_equal(x, y) for x, y in zip(pairs, cosine_pairs(emb, 0.5, block=512)))
+
+
+def test_edges(monkeypatch):
+    monkeypatch.setattr(similarity, "UNCUT_WORK", 0.0)
     for n in (0, 1):
         *pairs, compared = cosine_pairs_until(np.ones((n, 3)), 0.5, deadline=0.0)
         assert compared is None and all(len(p) == 0 for p in pairs)
@@ -113,7 +123,8 @@ def chunks(n, d, seed=0):
              "embedding": emb[k].tolist()} for k in range(n)]
 
 
-def test_signals_hold_the_compared_chunks():
+def test_signals_hold_the_compared_chunks(monkeypatch):
+    monkeypatch.setattr(similarity, "UNCUT_WORK", 0.0)
     packed = pack(chunks(40, 4), {"token_budget": 50})
     assert compute.signals(packed).compared is None
     sig = compute.signals(packed, deadline=0.0, block_size=10)

@@ -1,7 +1,8 @@
 """select() when the time limit cuts the cosine (Problem.uncompared): only compared chunks are
 selected, the others are excluded as "not compared", the status is never "optimal", the bound
 still holds for the whole problem, and every hard constraint holds under any drawn instance, cut
-point and tile size (hypothesis)."""
+point and tile size (hypothesis). The cut is forced: similarity.UNCUT_WORK is 0, so even the
+microseconds these small instances take are cut at a passed deadline."""
 
 import numpy as np
 import pytest
@@ -9,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ctxselect
+from ctxselect.features import similarity
 from tests.strategies import selection_instances
 
 NOT_COMPARED = "not compared: the time limit"
@@ -34,7 +36,9 @@ def parallel(a, b):
 def test_a_cut_keeps_every_hard_constraint(instance, seed, block, time_limit):
     cands, reqs, w = instance
     cands, emb = with_embeddings(cands, seed)
-    sel = ctxselect.select(cands, reqs, weights=w, time_limit=time_limit, signal_options={"block_size": block})
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(similarity, "UNCUT_WORK", 0.0)
+        sel = ctxselect.select(cands, reqs, weights=w, time_limit=time_limit, signal_options={"block_size": block})
     index = {c["id"]: k for k, c in enumerate(cands)}
     chosen = [index[i] for i in sel.ids]
     assert len(chosen) == len(set(chosen))
@@ -65,7 +69,8 @@ def instance(n=300, d=8):
     return cands, {"token_budget": 600, "allowed_scopes": ["public"]}
 
 
-def test_the_cut_selection_is_the_compared_chunks_and_says_so():
+def test_the_cut_selection_is_the_compared_chunks_and_says_so(monkeypatch):
+    monkeypatch.setattr(similarity, "UNCUT_WORK", 0.0)
     cands, reqs = instance()
     full = ctxselect.select(cands, reqs, time_limit=30)
     assert not any(why.startswith(NOT_COMPARED) for why in full.excluded.values())
@@ -81,7 +86,8 @@ def test_the_cut_selection_is_the_compared_chunks_and_says_so():
     assert cut.report.passed == ctxselect.inspect(cut.chunks, reqs).passed
 
 
-def test_the_deadline_is_select_s_own():
+def test_the_deadline_is_select_s_own(monkeypatch):
+    monkeypatch.setattr(similarity, "UNCUT_WORK", 0.0)
     cands, reqs = instance(20, 4)
     with pytest.raises(ctxselect.InputError, match="signal_options.deadline.*unknown"):
         ctxselect.select(cands, reqs, signal_options={"deadline": 0.0})
