@@ -51,8 +51,8 @@ class Selection:
         For ``optimal``: a proven upper bound of F over every selection the model allows, and
         (bound − objective) / |bound|. None for the baselines.
     status : str
-        ``optimal`` (proven), ``feasible`` (not proven: time limit, or solved on a core of the
-        candidates), ``fallback`` (the solver found nothing in time: the best baseline is
+        ``optimal`` (proven), ``feasible`` (not proven: time limit, solved on a core of the
+        candidates, or the time limit cut the similarities: ``excluded`` says "not compared"), ``fallback`` (the solver found nothing in time: the best baseline is
         returned), ``baseline``, or ``empty`` (nothing is selected: the reason counts why each
         candidate was left out, then gives the status the selector reached, e.g. "(optimal: proven
         optimal)").
@@ -197,10 +197,10 @@ _PARAMETERS = {
 
 
 def _log(method: Method, status: str, reason: str, relaxed: list[str], infeasible: list[str],
-         timings: dict[str, float]) -> None:
+         timings: dict[str, float], cut: bool = False) -> None:
     """What a call did, for the application's log (never its data: reasons quote no chunk outside
-    the scopes, and no text is logged)."""
-    if (relaxed or status in ("fallback", "empty")) and logger.isEnabledFor(logging.INFO):
+    the scopes, and no text is logged); ``cut``: the time limit cut the similarities."""
+    if (relaxed or cut or status in ("fallback", "empty")) and logger.isEnabledFor(logging.INFO):
         logger.info("select(%s): %s (%s); relaxed: %s; %s", method.value, status, reason,
                     ", ".join(relaxed) or "nothing", "; ".join(infeasible) or "no condition unmet")
     if logger.isEnabledFor(logging.DEBUG):
@@ -368,7 +368,8 @@ def select(
         status, reason = "empty", f"{empty_reason(problem.n, excluded)} ({status}: {reason})"
     ended = time.perf_counter()
     timings.update(report=ended - finishing, total=ended - started)
-    _log(method, status, reason, relaxed, infeasible, timings)
+    _log(method, status, reason, relaxed, infeasible, timings,
+         cut=problem.uncompared is not None and bool(problem.uncompared.any()))
     return Selection(
         ids=[problem.packed.ids[i] for i in positions], method=method.value, objective=objective,
         bound=bound, gap=gap, status=status, status_reason=reason, report=report, excluded=excluded,

@@ -4,6 +4,8 @@ still holds for the whole problem, and every hard constraint holds under any dra
 point and tile size (hypothesis). The cut is forced: similarity.UNCUT_WORK is 0, so even the
 microseconds these small instances take are cut at a passed deadline."""
 
+import logging
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -93,3 +95,16 @@ def test_the_deadline_is_select_s_own(monkeypatch):
         ctxselect.select(cands, reqs, signal_options={"deadline": 0.0})
     baseline = ctxselect.select(cands, reqs, method="greedy", time_limit=1e-6, signal_options={"block_size": 2})
     assert not any(why.startswith(NOT_COMPARED) for why in baseline.excluded.values())  # baselines: no limit
+
+
+def test_a_cut_call_is_logged(monkeypatch, caplog):
+    monkeypatch.setattr(similarity, "UNCUT_WORK", 0.0)
+    cands, reqs = instance(60, 4)
+    with caplog.at_level(logging.INFO, logger="ctxselect"):
+        ctxselect.select(cands, reqs, time_limit=1e-6, signal_options={"block_size": 10})
+    infos = [r.getMessage() for r in caplog.records if r.name == "ctxselect" and r.levelno == logging.INFO]
+    assert len(infos) == 1 and "candidates were not compared" in infos[0]
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="ctxselect"):
+        ctxselect.select(cands, reqs, time_limit=30)
+    assert not any("not compared" in r.getMessage() for r in caplog.records)
