@@ -35,11 +35,25 @@ def chunk_freshness(packed: PackedCandidates, *, zero_outside_window: bool = Fal
                       missing, zero_outside_window)
 
 
+#: A cut cosine compares first this many of the most promising providers of each required aspect
+#: and each source with a minimum (plus its minimum), so the gate and the source minimums stay in reach.
+PROVIDERS_FIRST = 8
+
+
 def _priority(packed: PackedCandidates, freshness: np.ndarray) -> np.ndarray:
-    """The order in which a cut cosine compares chunks (highest first): relevance x freshness of
-    the admissible chunks within the budget (the leading term of their value), -1 for the rest."""
+    """The order in which a cut cosine compares chunks (highest first): among the admissible chunks
+    within the budget, the :data:`PROVIDERS_FIRST` best providers of each required aspect and
+    required source, then the others, each by relevance x freshness (the leading term of their
+    value); -1 for the rest."""
     fits = packed.admissible & (packed.tokens <= packed.budget)
-    return np.where(fits, packed.relevance * freshness, -1.0)
+    key = np.where(fits, packed.relevance * freshness, -1.0)
+    groups = [packed.aspects[:, a] for a in range(packed.required_aspect_count)]
+    groups += [packed.source == s for s in np.flatnonzero(packed.source_min > 0).tolist()]
+    first = np.zeros(packed.n, dtype=bool)
+    for members, extra in zip(groups, [0] * packed.required_aspect_count + packed.source_min[packed.source_min > 0].tolist()):
+        members = np.flatnonzero(members & fits)
+        first[members[np.argsort(-key[members], kind="stable")[:PROVIDERS_FIRST + extra]]] = True
+    return np.where(first, key + 2.0, key)  # relevance x freshness lies in [0, 1]
 
 
 # similarity kind -> (redundancy threshold, duplicate threshold)
@@ -157,7 +171,7 @@ def signals(
         if similarity == "cosine":
             priority = None if deadline is None else _priority(packed, freshness)
             ri, rj, rw, compared = cosine_pairs_until(packed.embeddings, low, deadline=deadline, priority=priority,
-                                                      block=block_size, ids=packed.ids)
+                                                      chain=dup_t, block=block_size, ids=packed.ids)
             near = rw >= dup_t
             dup = near.copy()
         else:

@@ -2,7 +2,8 @@
 
 These functions validate and prepare arrays, then call the jitted kernels; they return
 ``(i, j, weight)`` arrays with i < j, sorted by (i, j), holding only pairs at or above the
-threshold. Memory stays O(block x n + pairs): no n x n matrix is ever built.
+threshold (``cosine_pairs_until`` also the rows it compared when a deadline cut it). Memory stays
+O(block x n + pairs): no n x n matrix is ever built.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from ctxselect.model import validation as checks
 from ctxselect.packing import text_buffer
 
 __all__ = ["cosine_pairs", "cosine_pairs_until", "signature_rows", "text_signatures", "minhash_pairs", "lsh_bands",
-           "one_blas_thread", "EXHAUSTIVE_PAIR_LIMIT", "ONE_BLAS_THREAD_WORK"]
+           "one_blas_thread", "EXHAUSTIVE_PAIR_LIMIT", "ONE_BLAS_THREAD_WORK", "UNCUT_WORK"]
 
 # Up to this many pairs, MinHash compares every pair; above it, LSH banding proposes candidates.
 EXHAUSTIVE_PAIR_LIMIT = 200_000
@@ -133,7 +134,7 @@ def cosine_pairs(embeddings: np.ndarray, threshold: float, *, block: int = 512, 
 
 
 def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: float | None = None,
-                       priority: np.ndarray | None = None, block: int = 512, ids=None):
+                       priority: np.ndarray | None = None, chain: float | None = None, block: int = 512, ids=None):
     """:func:`cosine_pairs` that stops its tiles at ``deadline`` (a ``time.perf_counter()``
     instant), the most promising rows compared first.
 
@@ -143,26 +144,25 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
     the rows not yet compared are taken by ``priority`` (highest first, ties in input order) and
     each further tile runs only if its own work fits: every row of a finished tile has been
     compared with every other row. The first tile always runs, and so do the tiles left when they
-    hold at most :data:`UNCUT_WORK` multiply-adds.
+    hold at most :data:`UNCUT_WORK` multiply-adds. After a cut, with ``chain``, the uncompared rows
+    reachable from a compared row through pairs at or above ``chain`` are compared with the other
+    uncompared rows too, a frontier at a time, so that the components of those pairs (near-duplicate
+    clusters) that hold a compared row are whole.
 
     Returns
     -------
     i, j, weight : arrays
         As :func:`cosine_pairs`: i < j, sorted by (i, j), every pair at or above ``threshold`` with
-        at least one end in ``compared``.
+        at least one end in ``compared`` (and, with ``chain``, those between the chained rows and
+        the other uncompared rows).
     compared : bool array (n,) or None
         The rows compared with every other row; None when all were (nothing was cut).
     """
     n = len(embeddings)
+    checks.integer(block, "block", low=1)
     if deadline is not None:
         checks.number(deadline, "deadline")
-    if priority is not None:
-        try:
-            priority = np.asarray(priority, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise InputError(field="priority", expected=f"one number per row ({n})", found="non-numbers") from None
-        if priority.shape != (n,):
-            raise InputError(field="priority", expected=f"one number per row ({n})", found=f"shape {priority.shape}")
+    priority = None if priority is None else _priority_array(priority, n)
     if n < 2:
         return (*_empty_pairs(), None)
     unit = normalised_rows(embeddings, ids)
@@ -170,7 +170,7 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
     buffer = np.empty(block * n, dtype=np.float32)
     cut = np.float32(threshold - COSINE_TOLERANCE)
     parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-    order = None  # the rows left, by priority, once the deadline would be missed
+    order = rows_of = None  # the rows left, by priority, once the deadline would be missed (``rows_of``: their unit rows)
     switched = 0  # the input's rows compared before the switch (their tiles are parts[:switched_parts])
     start = done = 0  # the next tile's first row (of the input, or of ``order``); multiply-adds done
     width, left = unit.shape[1], n
@@ -187,18 +187,62 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
                 if order is None and late:  # the rest by priority, from here on
                     key = np.zeros(n) if priority is None else priority
                     order = start + np.argsort(-key[start:], kind="stable")
-                    unit, switched, switched_parts, start, left = unit[order], start, len(parts), 0, len(order)
+                    rows_of, switched, switched_parts, start, left = unit[order], start, len(parts), 0, len(order)
                     continue
                 if order is not None and done and rest > UNCUT_WORK and now + rows * cols * width / rate > deadline:
                     break
+            source = unit if order is None else rows_of
             tile = buffer[: rows * cols].reshape(rows, cols)
-            np.matmul(unit[start:start + rows], unit[start:].T, out=tile)
+            np.matmul(source[start:start + rows], source[start:].T, out=tile)
             parts.append(_upper_pairs_above(tile, start, start, cut))
             done += rows * cols * width
             start += rows
-    if order is None:
-        return (*_joined(parts), None)
-    return _mapped_pairs(parts, switched_parts, order, n, switched, start)
+        if order is None:
+            return (*_joined(parts), None)
+        i, j, w, compared = _mapped_pairs(parts, switched_parts, order, n, switched, start)
+        if compared is not None and chain is not None:
+            i, j, w = _chained_pairs(unit, i, j, w, compared, cut, np.float32(chain - COSINE_TOLERANCE), block)
+    return i, j, w, compared
+
+
+def _priority_array(priority, n: int) -> np.ndarray:
+    """``priority`` as n finite float64 numbers, else a located :class:`InputError`."""
+    try:
+        out = np.asarray(priority)
+    except (TypeError, ValueError, OverflowError):
+        out = np.asarray(None)
+    found = (f"shape {out.shape}" if out.shape != (n,) else f"{out.dtype} values" if out.dtype.kind not in "iuf"
+             else "NaN or infinity" if not np.isfinite(out).all() else None)
+    if found is not None:
+        raise InputError(field="priority", expected=f"one finite number per row ({n})", found=found)
+    return out.astype(np.float64)
+
+
+def _chained_pairs(unit: np.ndarray, i, j, w, compared: np.ndarray, cut, chain, block: int):
+    """(i, j, w) with the pairs at or above ``cut`` between the uncompared rows reachable from a
+    compared row through pairs at or above ``chain`` and the other uncompared rows, found a frontier
+    (at most ``block`` rows a product) at a time; a pair found twice keeps its first weight."""
+    n = len(compared)
+    uncompared = np.flatnonzero(~compared)
+    seen = compared.copy()
+    strong = w >= chain
+    frontier = np.unique(np.concatenate([i[strong], j[strong]]))
+    found = [(i, j, w)]
+    while (frontier := frontier[~seen[frontier]]).size:
+        seen[frontier] = True
+        reached = []
+        for at in range(0, len(frontier), block):
+            rows = frontier[at:at + block]
+            sim = unit[rows] @ unit[uncompared].T
+            r, c = np.nonzero(sim >= cut)
+            a, b, v = rows[r], uncompared[c], np.clip(sim[r, c], 0.0, 1.0).astype(np.float64)
+            keep = a != b
+            found.append((np.minimum(a, b)[keep], np.maximum(a, b)[keep], v[keep]))
+            reached.append(b[keep & (sim[r, c] >= chain)])
+        frontier = np.unique(np.concatenate(reached))
+    i, j, w = (np.concatenate(column) for column in zip(*found))
+    keys, first = np.unique(i * n + j, return_index=True)  # sorted by (i, j)
+    return i[first], j[first], w[first]
 
 
 def _joined(parts):
@@ -218,7 +262,7 @@ def _mapped_pairs(parts, switched_parts: int, order: np.ndarray, n: int, switche
     sort = np.argsort(i * n + j, kind="stable")
     compared = np.zeros(n, dtype=bool)
     compared[:switched] = True
-    compared[order[:ordered]] = True
+    compared[order[:ordered if ordered < len(order) - 1 else len(order)]] = True  # a last row: with every other
     return i[sort], j[sort], w[sort], (None if compared.all() else compared)
 
 

@@ -33,7 +33,8 @@ from ctxselect.features.query_terms import query_features
 from ctxselect.kernels.greedy import _gains
 from ctxselect.model import validation as checks
 from ctxselect.packing import PackedCandidates
-from ctxselect.selection.corroboration import OnUnresolved, Resolution, resolve_conflicts, superseded_versions
+from ctxselect.selection.corroboration import OnUnresolved
+from ctxselect.selection.eligibility import eligibility
 
 __all__ = ["ObjectiveWeights", "Problem", "adjacency", "agreement_covered", "build_problem", "marginal_gains", "score"]
 
@@ -141,8 +142,9 @@ class Problem:
     ineligible_reason : dict position -> str
     unresolved : list of UnresolvedConflict
         Conflicts neither evidence nor source precedence decided, with what ``on_unresolved`` did.
-    uncompared : bool (n,) or None
-        Chunks left out only because the time limit cut their similarities (``Signals.compared``).
+    uncompared, uncut_eligible : bool (n,) or None
+        When the time limit cut the similarities (``Signals.compared``): the chunks left out for it,
+        and those eligible but for it and corroboration (admissible, in window, within budget).
     """
 
     packed: PackedCandidates
@@ -165,6 +167,7 @@ class Problem:
     ineligible_reason: dict
     unresolved: list
     uncompared: np.ndarray | None = None
+    uncut_eligible: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -280,35 +283,9 @@ def build_problem(
     value = (w.relevance * strength ** w.sharpen * freshness
              - w.tokens * packed.tokens / packed.budget - w.chunk_cost)
 
-    eligible = packed.admissible.copy()
-    reasons: dict[int, str] = {}
-    scope = packed.scope.tolist()
-    for i in np.flatnonzero(~packed.admissible).tolist():
-        reasons[i] = (f"inadmissible: scope `{packed.scope_names[scope[i]]}` is not allowed" if scope[i] >= 0
-                      else "inadmissible: no scope, and the query allows only listed scopes")
-    if exclude_outside_window:
-        outside = ~packed.valid_now & eligible
-        eligible &= packed.valid_now
-        for i in np.flatnonzero(outside).tolist():
-            reasons[i] = "stale: outside its validity window at `now`"
-    too_big = (packed.tokens > packed.budget) & eligible
-    eligible &= ~too_big
-    for i, size in zip(np.flatnonzero(too_big).tolist(), packed.tokens[too_big].tolist()):
-        reasons[i] = f"over budget: {size} tokens alone exceed the budget of {packed.budget}"
-    uncompared = None if signals.compared is None else eligible & ~signals.compared
-    if uncompared is not None:  # similarities cut at the time limit (features.similarity.cosine_pairs_until)
-        eligible &= signals.compared
-        why = (f"not compared: the time limit let the similarities of {int(signals.compared.sum())} of {n} "
-               "candidates be computed, the most relevant first (a longer time_limit compares more)")
-        reasons.update(dict.fromkeys(np.flatnonzero(uncompared).tolist(), why))
-    resolution = Resolution()
-    superseded_by = superseded_versions(signals)
-    if resolve_by_corroboration:
-        resolution = resolve_conflicts(packed, signals, eligible, on_unresolved=on_unresolved, superseded=superseded_by)
-        for k, why in resolution.losers.items():
-            if eligible[k]:
-                eligible[k] = False
-                reasons[k] = why
+    el = eligibility(packed, signals, exclude_outside_window=exclude_outside_window,
+                     resolve_by_corroboration=resolve_by_corroboration, on_unresolved=on_unresolved)
+    eligible, resolution = el.eligible, el.resolution
 
     hard_fields = tuple(f for f in range(len(packed.field_names))
                         if packed.field_severity[f] >= hard_conflict_severity - SIMILARITY_EPSILON)
@@ -336,9 +313,9 @@ def build_problem(
     return Problem(  # without the question's hits, read already (n x probe terms: they can be large)
         packed=packed, signals=replace(signals, query_probes=None), weights=weights, value=value, aspect_gain=aspect_gain,
         covers=covers, n_required=n_required, conflicts=conflicts, pair_i=pair_i, pair_j=pair_j, pair_penalty=pair_penalty,
-        hard_i=con.i[hard], hard_j=con.j[hard], hard_fields=hard_fields, superseded_by=superseded_by,
-        groups=signals.duplicate_groups(), eligible=eligible, ineligible_reason=reasons,
-        unresolved=resolution.conflicts, uncompared=uncompared,
+        hard_i=con.i[hard], hard_j=con.j[hard], hard_fields=hard_fields, superseded_by=el.superseded_by,
+        groups=signals.duplicate_groups(), eligible=eligible, ineligible_reason=el.reasons,
+        unresolved=resolution.conflicts, uncompared=el.uncompared, uncut_eligible=el.uncut_eligible,
     )
 
 

@@ -38,8 +38,17 @@ def embeddings(seed, n, d):
     return emb
 
 
-def check_cut(emb, threshold, block, priority, out):
-    """The invariants of one cut's output."""
+def components(n, pairs):
+    label = list(range(n))
+    for a, b in pairs:
+        old, new = label[b], label[a]
+        label = [new if x == old else x for x in label]
+    return label
+
+
+def check_cut(emb, threshold, block, priority, out, chain=None):
+    """The invariants of one cut's output; with ``chain``, the components of the pairs at or above
+    it hold the compared rows as the uncut pairs' components do (pairs within 1e-5 of it aside)."""
     i, j, w, compared = out
     n = len(emb)
     keys = list(zip(i.tolist(), j.tolist()))
@@ -49,8 +58,18 @@ def check_cut(emb, threshold, block, priority, out):
         return
     assert compared.dtype == bool and compared.shape == (n,) and not compared.all()
     assert compared.sum() >= min(block, n)
-    want = {k: v for k, v in naive_cosine_pairs(emb.tolist(), threshold).items() if compared[k[0]] or compared[k[1]]}
-    _assert_pairs_match(as_dict(i, j, w), want, threshold, 1e-5)
+    every = naive_cosine_pairs(emb.tolist(), threshold)
+    got = as_dict(i, j, w)
+    want = {k: v for k, v in every.items() if compared[k[0]] or compared[k[1]]}
+    _assert_pairs_match({k: v for k, v in got.items() if compared[k[0]] or compared[k[1]]}, want, threshold, 1e-5)
+    extra = {k: v for k, v in got.items() if not (compared[k[0]] or compared[k[1]])}  # chained: true pairs
+    assert (chain is not None or not extra) and all(every.get(k, threshold) == pytest.approx(v, abs=1e-5)
+                                                    for k, v in extra.items())
+    if chain is not None:
+        whole = components(n, [k for k, v in every.items() if v >= chain + 1e-5])
+        found = components(n, [k for k, v in got.items() if v >= chain - 1e-5])
+        rows = np.flatnonzero(compared).tolist()
+        assert all(found[a] == found[b] for a in rows for b in rows if whole[a] == whole[b])
     # the input's first rows, then the rest from the highest priority (ties in input order)
     start = int(np.argmin(compared)) if not compared.all() else n
     rest = np.arange(start, n)
@@ -63,16 +82,17 @@ def check_cut(emb, threshold, block, priority, out):
 @given(st.integers(0, 2**32 - 1), st.integers(2, 40), st.integers(1, 5), st.integers(1, 45),
        st.sampled_from([0.3, 0.8, 1.0, 0.0]),
        st.lists(st.sampled_from([0.0, 0.25, 0.5, 1.0]), min_size=40, max_size=40),
-       st.lists(st.floats(0, 3), max_size=12), st.floats(-1, 10), st.sampled_from([0.0, 40.0, 1e9]))
+       st.lists(st.floats(0, 3), max_size=12), st.floats(-1, 10), st.sampled_from([0.0, 40.0, 1e9]),
+       st.sampled_from([None, 0.9, 1.0]))
 def test_a_cut_lists_the_twins_pairs_of_the_compared_rows(seed, n, d, block, threshold, priority, clock, deadline,
-                                                          uncut):
+                                                          uncut, chain):
     emb = embeddings(seed, n, d)
     priority = priority[:n]
     with pytest.MonkeyPatch.context() as monkeypatch:
         fake_clock(monkeypatch, list(np.cumsum(clock)))
         monkeypatch.setattr(similarity, "UNCUT_WORK", uncut)
-        out = cosine_pairs_until(emb, threshold, deadline=deadline, priority=priority, block=block)
-    check_cut(emb, threshold, block, priority, out)
+        out = cosine_pairs_until(emb, threshold, deadline=deadline, priority=priority, block=block, chain=chain)
+    check_cut(emb, threshold, block, priority, out, chain)
 
 
 def test_a_passed_deadline_compares_one_tile_of_the_highest_priorities(monkeypatch):
@@ -85,7 +105,8 @@ def test_a_passed_deadline_compares_one_tile_of_the_highest_priorities(monkeypat
     check_cut(emb, 0.5, 8, priority, (i, j, w, compared))
 
 
-def test_no_deadline_or_a_far_one_is_cosine_pairs():
+def test_no_deadline_or_a_far_one_is_cosine_pairs(monkeypatch):
+    monkeypatch.setattr(similarity, "UNCUT_WORK", 0.0)  # the deadline is read at every tile
     emb = embeddings(3, 300, 8)
     full = cosine_pairs(emb, 0.5, block=64)
     for deadline in (None, time.perf_counter() + 3600):
@@ -109,12 +130,15 @@ def test_edges(monkeypatch):
     emb = embeddings(1, 12, 3)  # no priority: the input's order
     _, _, _, compared = cosine_pairs_until(emb, 0.5, deadline=0.0, block=5)
     assert np.flatnonzero(compared).tolist() == [0, 1, 2, 3, 4]
-    with pytest.raises(InputError, match=r"priority.*one number per row \(12\).*shape \(3,\)"):
-        cosine_pairs_until(emb, 0.5, deadline=0.0, priority=[1.0, 2.0, 3.0])
-    with pytest.raises(InputError, match=r"priority.*one number per row \(12\).*non-numbers"):
-        cosine_pairs_until(emb, 0.5, deadline=0.0, priority=["high"] * 12)
-    with pytest.raises(InputError, match="deadline"):
-        cosine_pairs_until(emb, 0.5, deadline="soon")
+    for bad, found in (([1.0, 2.0, 3.0], r"shape \(3,\)"), (["high"] * 12, "<U4 values"), ([True] * 12, "bool values"),
+                       ([float("nan")] * 12, "NaN or infinity"), ([10**400] * 12, "object values"), (5.0, r"shape \(\)")):
+        with pytest.raises(InputError, match=r"priority.*one finite number per row \(12\).*" + found):
+            cosine_pairs_until(emb, 0.5, deadline=0.0, priority=bad)
+    for deadline in ("soon", float("nan"), True):
+        with pytest.raises(InputError, match="deadline"):
+            cosine_pairs_until(emb, 0.5, deadline=deadline)
+    with pytest.raises(InputError, match="block"):
+        cosine_pairs_until(emb, 0.5, block=0)  # it looped for ever when tiles of no rows were allowed
 
 
 def chunks(n, d, seed=0):

@@ -76,18 +76,22 @@ def run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core
     whole call should end: the solver runs until it, less :data:`REPORT_RESERVE`.
 
     When the time limit cut the similarities (``Problem.uncompared``), nothing is proven over the
-    whole problem: ``optimal`` becomes ``feasible``, the bound is the LP relaxation with the
-    uncompared chunks eligible, and the reason says how many were left out."""
+    whole problem: ``optimal`` becomes ``feasible``, the bound is the LP relaxation over every chunk
+    eligible but for the cut and corroboration (``Problem.uncut_eligible``), the reason says how
+    many were left out, and a relaxed tier's ``infeasible`` says they may hold what is missing."""
     mask, info = _run_tiers(problem, enforce_gate=enforce_gate, time_limit=time_limit, core_size=core_size,
                             exact_up_to=exact_up_to, timings=timings, deadline=deadline)
     if problem.uncompared is not None and problem.uncompared.any():
-        left = int(problem.uncompared.sum())
-        if info.get("bound") is not None:  # valid for the whole problem: pairs only lower it
-            wider = replace(problem, eligible=problem.eligible | problem.uncompared)
+        left, compared = int(problem.uncompared.sum()), int(problem.signals.compared.sum())
+        if info.get("bound") is not None:  # the LP of every chunk eligible but for the cut and corroboration:
+            wider = replace(problem, eligible=problem.uncut_eligible)  # valid for the uncut problem
             info["bound"] = max(info["bound"], upper_bound(wider, problem.capacity(info["ceiling"])))
         info.update(status="feasible" if info["status"] == "optimal" else info["status"],
-                    reason=f"time limit of {time_limit:g} s: {left} candidates were not compared (their "
-                           f"similarities were cut) and not selected; {info['reason']}")
+                    reason=f"the time limit of {time_limit:g} s cut the similarities: {left} candidate(s) not "
+                           f"compared were not selectable; among the {compared} compared: {info['reason']}")
+        if info["relaxed"]:
+            info["infeasible"].append(f"the {left} candidate(s) not compared in the time limit may hold what "
+                                      "is missing (a longer time_limit compares them)")
     return mask, info
 
 

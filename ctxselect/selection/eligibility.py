@@ -1,0 +1,73 @@
+"""Which chunks a selection may hold at all, and a true reason for each one it may not: the scopes,
+the validity window, the budget, corroboration's verdicts (:mod:`ctxselect.selection.corroboration`)
+and the time limit's cut of the similarities. :func:`ctxselect.selection.problem.build_problem`
+reads it; the reasons are those of :attr:`Problem.ineligible_reason <ctxselect.selection.problem.Problem>`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ctxselect.features.pairs import Signals
+from ctxselect.packing import PackedCandidates
+from ctxselect.selection.corroboration import OnUnresolved, Resolution, resolve_conflicts, superseded_versions
+
+__all__ = ["Eligibility", "eligibility"]
+
+
+@dataclass(frozen=True)
+class Eligibility:
+    """The chunks that may be selected (``eligible``), why each other one may not (``reasons``),
+    corroboration's ``resolution`` and ``superseded_by``; when the time limit cut the similarities,
+    the chunks left out for it alone (``uncompared``) and those eligible but for the cut and
+    corroboration (``uncut_eligible``: admissible, in the window, within the budget), else None."""
+
+    eligible: np.ndarray
+    reasons: dict
+    resolution: Resolution
+    superseded_by: dict
+    uncompared: np.ndarray | None
+    uncut_eligible: np.ndarray | None
+
+
+def eligibility(packed: PackedCandidates, signals: Signals, *, exclude_outside_window: bool,
+                resolve_by_corroboration: bool, on_unresolved: OnUnresolved) -> Eligibility:
+    """Eligibility of each chunk, in this order: admissible (scopes), inside its validity window
+    (with ``exclude_outside_window``), within the budget alone, not the loser of a conflict
+    (corroboration, with ``resolve_by_corroboration``), compared (``Signals.compared``). Corroboration
+    runs before the cut, so an uncompared chunk still supports a side or supersedes an older
+    version; only then are the uncompared chunks left out, with the reason "not compared"."""
+    n = packed.n
+    eligible = packed.admissible.copy()
+    reasons: dict[int, str] = {}
+    scope = packed.scope.tolist()
+    for i in np.flatnonzero(~packed.admissible).tolist():
+        reasons[i] = (f"inadmissible: scope `{packed.scope_names[scope[i]]}` is not allowed" if scope[i] >= 0
+                      else "inadmissible: no scope, and the query allows only listed scopes")
+    if exclude_outside_window:
+        outside = ~packed.valid_now & eligible
+        eligible &= packed.valid_now
+        for i in np.flatnonzero(outside).tolist():
+            reasons[i] = "stale: outside its validity window at `now`"
+    too_big = (packed.tokens > packed.budget) & eligible
+    eligible &= ~too_big
+    for i, size in zip(np.flatnonzero(too_big).tolist(), packed.tokens[too_big].tolist()):
+        reasons[i] = f"over budget: {size} tokens alone exceed the budget of {packed.budget}"
+    uncut_eligible = None if signals.compared is None else eligible.copy()
+    resolution = Resolution()
+    superseded_by = superseded_versions(signals)
+    if resolve_by_corroboration:
+        resolution = resolve_conflicts(packed, signals, eligible, on_unresolved=on_unresolved, superseded=superseded_by)
+        for k, why in resolution.losers.items():
+            if eligible[k]:
+                eligible[k] = False
+                reasons[k] = why
+    uncompared = None
+    if uncut_eligible is not None:  # similarities cut at the time limit (features.similarity.cosine_pairs_until)
+        uncompared = eligible & ~signals.compared
+        eligible &= signals.compared
+        why = (f"not compared: the time limit let the similarities of {int(signals.compared.sum())} of {n} "
+               "candidates be computed, the most promising first (a longer time_limit compares more)")
+        reasons.update(dict.fromkeys(np.flatnonzero(uncompared).tolist(), why))
+    return Eligibility(eligible, reasons, resolution, superseded_by, uncompared, uncut_eligible)
