@@ -25,7 +25,7 @@ from ctxselect.selection.diagnosis import empty_reason
 from ctxselect.selection.explain import exclusion_reasons, unresolved_entries
 from ctxselect.selection.problem import ObjectiveWeights, Problem, build_problem, score
 from ctxselect.selection.solvers.registry import BASELINES, Method, Order, assembly_order
-from ctxselect.selection.solvers.tiers import run_optimal, similarity_deadline
+from ctxselect.selection.solvers.tiers import SIMILARITY_SLACK, run_optimal, similarity_deadline
 from ctxselect.selection.warmup import _load_once
 
 __all__ = ["Selection", "select", "prepare"]
@@ -128,8 +128,9 @@ def prepare(
 ) -> Problem:
     """Pack candidates, compute their signals and build the selection problem (the first three
     stages of :func:`select`; useful to run several selectors on the same problem). ``deadline``
-    (a ``time.perf_counter()`` instant) is when the whole call should end: the cosine similarities
-    then stop in time for the stages after them (``Problem.uncompared``)."""
+    (a ``time.perf_counter()`` instant) is when the whole call may end at the latest (:func:`select`
+    passes its time limit and ``SIMILARITY_SLACK``): the cosine similarities then stop in time for
+    the stages after them (``Problem.uncompared``)."""
     timings = {} if timings is None else timings
     checks.number(hard_conflict_severity, "hard_conflict_severity", low=0.0, high=1.0)  # before any work
     on_unresolved = checks.parse_choice(OnUnresolved, on_unresolved, "on_unresolved")
@@ -329,7 +330,7 @@ def select(
                       resolve_by_corroboration=resolve_by_corroboration, on_unresolved=on_unresolved,
                       signal_options=signal_options, relevance=relevance,
                       token_counter=token_counter, timings=timings, embeddings=embeddings,
-                      deadline=started + time_limit if method is Method.OPTIMAL else None)
+                      deadline=started + time_limit * (1 + SIMILARITY_SLACK) if method is Method.OPTIMAL else None)
 
     notes: dict[int, str] = {}
     infeasible: list[str] = []

@@ -51,10 +51,16 @@ OVERRUN = (0.2, 0.02)
 #: paused (2026-12-01: 0.9 ms at n = 200, 2.3 ms at 2,000, 14 ms at 20,000, 42-66 ms at 50,000).
 REPORT_RESERVE = (0.002, 2e-6)
 #: Time kept back from the cosine tiles when they would not all fit in the time limit
-#: (:func:`ctxselect.features.similarity.cosine_pairs_until`), for what follows them: a fixed part
-#: (the solver's) and a part per candidate, about twice the contradictions, problem, baselines and
-#: report measured at n = 20,000, d = 384 (2026-12-04: 35 + 7 + 9 + 8 ms).
-SIMILARITY_RESERVE = (0.1, 5e-6)
+#: (:func:`ctxselect.features.similarity.cosine_pairs_until`), for what follows them: the solver's
+#: least grace and the report's reserve, plus the contradictions, problem, baselines and the chained
+#: pairs of a cut (2026-12-04, n = 20,000, d = 384: 0.15-0.19 s after a cut; 35-55 + 7-9 + 4-9 ms of it
+#: the contradictions, problem and baselines). (0.1 s, 5 µs) cut calls that would have ended in
+#: 0.85 s of a 1 s limit, and they took longer than uncut ones (0.93-1.02 s, 5 queries).
+SIMILARITY_RESERVE = (0.03, 6e-6)
+#: The cosine aims at the time limit plus this share of it (half the allowed OVERRUN): a cut costs
+#: quality, so it is made only when the call would otherwise end well past the limit (at 20,000 x 384,
+#: calls whose uncut run ended in 0.88-1.04 s were cut to 0.989-1.000 of its objective in 1.04-1.09 s).
+SIMILARITY_SLACK = 0.1
 
 
 def similarity_deadline(deadline: float, n: int) -> float:
