@@ -50,7 +50,8 @@ def _priority(packed: PackedCandidates, freshness: np.ndarray) -> np.ndarray:
     groups = [packed.aspects[:, a] for a in range(packed.required_aspect_count)]
     groups += [packed.source == s for s in np.flatnonzero(packed.source_min > 0).tolist()]
     first = np.zeros(packed.n, dtype=bool)
-    for members, extra in zip(groups, [0] * packed.required_aspect_count + packed.source_min[packed.source_min > 0].tolist()):
+    extras = [0] * packed.required_aspect_count + packed.source_min[packed.source_min > 0].tolist()
+    for members, extra in zip(groups, extras):
         members = np.flatnonzero(members & fits)
         first[members[np.argsort(-key[members], kind="stable")[:PROVIDERS_FIRST + extra]]] = True
     return np.where(first, key + 2.0, key)  # relevance x freshness lies in [0, 1]
@@ -121,10 +122,11 @@ def signals(
     deadline : float, optional
         A ``time.perf_counter()`` instant by which the cosine tiles should be done
         (:func:`~ctxselect.features.similarity.cosine_pairs_until`): when all of them would not
-        fit, the rest are compared most promising first (admissible chunks within the budget by
-        relevance x freshness, then the others) while a tile fits, and ``Signals.compared`` holds
-        the chunks compared with every other. :func:`ctxselect.select` sets it from its
-        ``time_limit``; MinHash is not cut.
+        fit, the rest are compared most promising first (:func:`_priority`: admissible chunks within
+        the budget, the best providers of required aspects and sources first, by relevance x
+        freshness; then the others) while a tile fits, and ``Signals.compared`` holds the chunks
+        compared with every other. :func:`ctxselect.select` sets it from its ``time_limit``;
+        MinHash is not cut.
 
     Returns
     -------

@@ -139,11 +139,11 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
     instant), the most promising rows compared first.
 
     The tiles run in the input's order while the work left (n·n·d/2 multiply-adds at the rate of
-    the last tile, judged from the second tile on) fits before ``deadline``: then every pair is compared, in the same tiles as
-    :func:`cosine_pairs`. When it would not fit (or ``deadline`` has passed before the first tile),
-    the rows not yet compared are taken by ``priority`` (highest first, ties in input order) and
-    each further tile runs only if its own work fits: every row of a finished tile has been
-    compared with every other row. The first tile always runs, and so do the tiles left when they
+    the last tile, judged from the second tile on) fits before ``deadline``: then every pair is
+    compared, in the same tiles as :func:`cosine_pairs`. When it would not fit (or ``deadline`` has
+    passed before the first tile), the rows not yet compared are taken by ``priority`` (highest
+    first, ties in input order; each tile's rows against every row) and each further tile runs only
+    if its own work fits: every row of a finished tile has been compared with every other row. The first tile always runs, and so do the tiles left when they
     hold at most :data:`UNCUT_WORK` multiply-adds. After a cut, with ``chain``, the uncompared rows
     reachable from a compared row through pairs at or above ``chain`` are compared with the other
     uncompared rows too, a frontier at a time, so that the components of those pairs (near-duplicate
@@ -197,7 +197,7 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
                 np.matmul(unit[start:start + rows], unit[start:].T, out=tile)
                 parts.append(_upper_pairs_above(tile, start, start, cut))
                 work = rows * cols * width
-            else:  # the tile's rows against every row (no reordered copy of the rows): the pairs with the rows after them
+            else:  # the tile's rows against every row (no reordered copy): their pairs with the rows after them
                 first = start
                 parts.append(_row_pairs(unit, order[start:start + rows], buffer, cut,
                                         lambda r, c: rank[c] > first + r))

@@ -52,8 +52,9 @@ class Selection:
         (bound − objective) / |bound|. None for the baselines.
     status : str
         ``optimal`` (proven), ``feasible`` (not proven: time limit, solved on a core of the
-        candidates, or the time limit cut the similarities: ``excluded`` says "not compared"), ``fallback`` (the solver found nothing in time: the best baseline is
-        returned), ``baseline``, or ``empty`` (nothing is selected: the reason counts why each
+        candidates, or the time limit cut the similarities: ``excluded`` says "not compared"),
+        ``fallback`` (the solver found nothing in time: the best baseline is returned),
+        ``baseline``, or ``empty`` (nothing is selected: the reason counts why each
         candidate was left out, then gives the status the selector reached, e.g. "(optimal: proven
         optimal)").
     status_reason : str
