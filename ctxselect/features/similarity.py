@@ -211,8 +211,8 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
         i, j, w = _joined(parts)
         if chain is not None and not compared.all():
             i, j, w = _chained_pairs(unit, (i, j, w), compared, cut, np.float32(chain - COSINE_TOLERANCE), buffer, block)
-        sort = np.argsort(i * n + j, kind="stable")
-    return i[sort], j[sort], w[sort], (None if compared.all() else compared)
+        _, first = np.unique(i * n + j, return_index=True)  # sorted by (i, j); a pair found twice: its first weight
+    return i[first], j[first], w[first], (None if compared.all() else compared)
 
 
 def _row_pairs(unit: np.ndarray, rows: np.ndarray, buffer: np.ndarray, cut, keep):
@@ -243,8 +243,7 @@ def _priority_array(priority, n: int) -> np.ndarray:
 def _chained_pairs(unit: np.ndarray, pairs, compared: np.ndarray, cut, chain, buffer: np.ndarray, block: int):
     """``pairs`` (i, j, w) and the pairs at or above ``cut`` between the uncompared rows reachable
     from a compared row through pairs at or above ``chain`` and the other uncompared rows, found a
-    frontier (``block`` rows a product) at a time; each pair once, with its first weight."""
-    n = len(compared)
+    frontier (``block`` rows a product) at a time (a pair between two frontier rows comes twice)."""
     seen = compared.copy()
     i, j, w = pairs
     strong = w >= chain
@@ -260,9 +259,7 @@ def _chained_pairs(unit: np.ndarray, pairs, compared: np.ndarray, cut, chain, bu
             near = v >= chain
             reached += [a[near], b[near]]
         frontier = np.unique(np.concatenate(reached))
-    i, j, w = (np.concatenate(column) for column in zip(*found))
-    _, first = np.unique(i * n + j, return_index=True)
-    return i[first], j[first], w[first]
+    return tuple(np.concatenate(column) for column in zip(*found))
 
 
 def _joined(parts):

@@ -257,7 +257,7 @@ def select(
         the report; on time-out the best solution so far is returned, or the best baseline
         (status ``fallback``, with every tier it does not meet listed in ``relaxed``). The cosine
         of embeddings stops early when all its pairs would not fit, leaving time for what follows:
-        the chunks compared by then (the most relevant first) are the only ones selectable, the
+        the chunks compared by then (the most promising first) are the only ones selectable, the
         others are excluded as "not compared", and the status is at best ``feasible`` with a bound
         for the whole problem. The rest of packing and signals is not interrupted: when it alone
         takes longer than the limit, the solver gets a grace of 8 % of it (at least 20 ms) on the
@@ -370,8 +370,7 @@ def select(
         status, reason = "empty", f"{empty_reason(problem.n, excluded)} ({status}: {reason})"
     ended = time.perf_counter()
     timings.update(report=ended - finishing, total=ended - started)
-    _log(method, status, reason, relaxed, infeasible, timings,
-         cut=problem.uncompared is not None and bool(problem.uncompared.any()))
+    _log(method, status, reason, relaxed, infeasible, timings, cut=info.get("cut", False))
     return Selection(
         ids=[problem.packed.ids[i] for i in positions], method=method.value, objective=objective,
         bound=bound, gap=gap, status=status, status_reason=reason, report=report, excluded=excluded,

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 import ctxselect
 from ctxselect.features import similarity
+from tests.features.test_cosine_deadline import components
 from tests.strategies import selection_instances
 
 NOT_COMPARED = "not compared: the time limit"
@@ -45,13 +46,8 @@ def duplicate_components(emb, threshold=0.95):
     norms = np.linalg.norm(emb, axis=1)
     unit = emb / np.where(norms > 0, norms, 1.0)[:, None]
     sim = unit @ unit.T
-    label = list(range(len(emb)))
-    for a in range(len(emb)):
-        for b in range(a + 1, len(emb)):
-            if norms[a] > 0 and norms[b] > 0 and sim[a, b] >= threshold + 1e-5:
-                old, new = label[b], label[a]
-                label = [new if x == old else x for x in label]
-    return label
+    return components(len(emb), [(a, b) for a in range(len(emb)) for b in range(a + 1, len(emb))
+                                 if norms[a] > 0 and norms[b] > 0 and sim[a, b] >= threshold + 1e-5])
 
 
 @settings(max_examples=80, deadline=None)

@@ -87,7 +87,8 @@ def run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core
     many were left out, and a relaxed tier's ``infeasible`` says they may hold what is missing."""
     mask, info = _run_tiers(problem, enforce_gate=enforce_gate, time_limit=time_limit, core_size=core_size,
                             exact_up_to=exact_up_to, timings=timings, deadline=deadline)
-    if problem.uncompared is not None and problem.uncompared.any():
+    info["cut"] = problem.uncompared is not None and bool(problem.uncompared.any())
+    if info["cut"]:
         left, compared = int(problem.uncompared.sum()), int(problem.signals.compared.sum())
         if info.get("bound") is not None:  # the LP of every chunk eligible but for the cut and corroboration:
             wider = replace(problem, eligible=problem.uncut_eligible)  # valid for the uncut problem
