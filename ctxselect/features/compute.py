@@ -7,6 +7,7 @@ the jitted kernels of :mod:`ctxselect.kernels`; the kernels never see a Python o
 from __future__ import annotations
 
 import dataclasses
+from typing import Callable
 
 import numpy as np
 from rapidfuzz import fuzz, process
@@ -14,7 +15,7 @@ from rapidfuzz import fuzz, process
 from ctxselect.errors import InputError
 from ctxselect.features.contradictions.detect import detect_contradictions
 from ctxselect.features.pairs import PairList, Signals
-from ctxselect.features.query_terms import query_probes, scan_words
+from ctxselect.features.query_terms import QueryProbes, query_probes, scan_words
 from ctxselect.features.similarity import cosine_pairs_until, minhash_pairs, text_signatures
 from ctxselect.kernels.pairs import _components, _freshness
 from ctxselect.model import validation as checks
@@ -79,6 +80,7 @@ def signals(
     zero_outside_window: bool = False,
     block_size: int = 512,
     deadline: float | None = None,
+    reach: Callable[[np.ndarray, QueryProbes | None], tuple[np.ndarray, int]] | None = None,
 ) -> Signals:
     """Compute the pairwise signals of one query's candidates.
 
@@ -127,6 +129,14 @@ def signals(
         freshness; then the others) while a tile fits, and ``Signals.compared`` holds the chunks
         compared with every other. :func:`ctxselect.select` sets it from its ``time_limit``;
         MinHash is not cut.
+    reach : callable, optional
+        ``reach(freshness, query_probes) -> (priority, count)``: the cosine compares only the
+        ``count`` chunks of highest ``priority`` (one finite number per chunk) with every other
+        chunk, and the order it takes under a ``deadline``
+        (:func:`~ctxselect.features.similarity.cosine_pairs_until`'s ``most``); ``Signals.reach``
+        holds the count. :func:`ctxselect.select` passes the optimizer's (the chunks its core may
+        hold: :func:`ctxselect.selection.solvers.core.reach`). A cosine of at most
+        :data:`~ctxselect.features.similarity.UNCUT_WORK` multiply-adds compares every pair.
 
     Returns
     -------
@@ -160,7 +170,7 @@ def signals(
     if probes is not None and (similarity != "minhash" or n < 2):  # no signatures to make: the terms alone
         probes = dataclasses.replace(probes, hits=scan_words(packed.text_buffer, texts, probes.probes)[1])
     freshness = chunk_freshness(packed, zero_outside_window=zero_outside_window)
-    compared = None  # every chunk compared with every other
+    compared = most = None  # every chunk compared with every other
     empty = np.empty(0, np.int64)
     if similarity == "none" or n < 2:
         ri, rj, rw, dup = empty, empty.copy(), np.empty(0), np.zeros(0, bool)
@@ -172,8 +182,10 @@ def signals(
         low = min(red_t, dup_t)
         if similarity == "cosine":
             priority = None if deadline is None else _priority(packed, freshness)
+            if reach is not None:
+                priority, most = reach(freshness, probes)
             ri, rj, rw, compared = cosine_pairs_until(packed.embeddings, low, deadline=deadline, priority=priority,
-                                                      chain=dup_t, block=block_size, ids=packed.ids)
+                                                      chain=dup_t, block=block_size, ids=packed.ids, most=most)
             near = rw >= dup_t
             dup = near.copy()
         else:
@@ -214,4 +226,5 @@ def signals(
         query_probes=probes,
         claim_readable=claim_readable,
         compared=compared,
+        reach=None if compared is None else most,
     )

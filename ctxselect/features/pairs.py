@@ -92,7 +92,11 @@ class Signals:
         to 5,000 candidates): a selection's report joins the claims of these only; None when not known.
     compared : bool array (n,) or None
         The chunks whose similarity to every other chunk was computed, when the cosine tiles were
-        cut at a deadline (``signals(deadline=...)``); None when every pair was compared.
+        cut at a deadline or a reach (``signals(deadline=..., reach=...)``); None when every pair
+        was compared.
+    reach : int or None
+        When not every pair was compared: how many chunks the reach asked to compare (None: no
+        reach, the deadline alone cut the tiles). Fewer were compared when the deadline cut too.
     """
 
     freshness: np.ndarray
@@ -106,6 +110,12 @@ class Signals:
     query_probes: QueryProbes | None = None
     claim_readable: np.ndarray | None = None
     compared: np.ndarray | None = None
+    reach: int | None = None
+
+    @property
+    def cut_by_time(self) -> bool:
+        """Whether the deadline left chunks uncompared that the reach (if any) would have compared."""
+        return self.compared is not None and (self.reach is None or int(self.compared.sum()) < self.reach)
 
     def duplicate_groups(self) -> list[np.ndarray]:
         """The clusters with two or more members, each as sorted positions."""

@@ -134,9 +134,14 @@ def cosine_pairs(embeddings: np.ndarray, threshold: float, *, block: int = 512, 
 
 
 def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: float | None = None,
-                       priority: np.ndarray | None = None, chain: float | None = None, block: int = 512, ids=None):
-    """:func:`cosine_pairs` that stops its tiles at ``deadline`` (a ``time.perf_counter()``
-    instant), the most promising rows compared first.
+                       priority: np.ndarray | None = None, chain: float | None = None, block: int = 512, ids=None,
+                       most: int | None = None):
+    """:func:`cosine_pairs` that compares at most ``most`` rows with every other row, and stops its
+    tiles at ``deadline`` (a ``time.perf_counter()`` instant), the most promising rows first.
+
+    With ``most`` below n, the rows are taken by ``priority`` from the first tile on, and the
+    tiles stop after ``most`` rows (the pairs within those rows and between them and the others:
+    ``most`` x n x d multiply-adds instead of n x n x d / 2).
 
     The tiles run in the input's order while the work left (n·n·d/2 multiply-adds at the rate of
     the last tile, judged from the second tile on) fits before ``deadline``: then every pair is
@@ -160,6 +165,8 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
     """
     n = len(embeddings)
     checks.integer(block, "block", low=1)
+    if most is not None:
+        checks.integer(most, "most", low=1)
     if deadline is not None:
         checks.number(deadline, "deadline")
     priority = None if priority is None else _priority_array(priority, n)
@@ -170,34 +177,36 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
     buffer = np.empty(block * n, dtype=np.float32)
     cut = np.float32(threshold - COSINE_TOLERANCE)
     parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-    order = rank = None  # once the deadline would be missed: the rows left by priority, and each row's place there
+    order = rank = None  # once the rows go by priority: the rows left in that order, and each row's place there
     switched = 0  # the input's rows compared in its order, before the switch
     start = tiles = 0  # the next tile's first row (of the input, or of ``order``); tiles done
     rate = 0.0  # multiply-adds a second of the last tile (the first runs slower: 75 against ~115 G/s at 20,000 x 384)
     width, left = unit.shape[1], n
     small = n * n * width <= ONE_BLAS_THREAD_WORK
+    most = n if most is None else min(most, n)
     with one_blas_thread() if small else nullcontext():
         while start < left:
-            rows, cols = min(block, left - start), left - start
             now = time.perf_counter()
-            if deadline is not None:
-                rest = cols * (cols / 2 if order is None else n) * width  # the tiles left, in multiply-adds
-                late = rest > UNCUT_WORK and (now >= deadline or tiles >= 2 and now + rest / rate > deadline)
-                if order is None and late:  # the rest by priority, from here on
-                    key = np.zeros(n) if priority is None else priority
+            if order is None:  # upper-triangle tiles in the input's order
+                rows, cols = min(block, n - start), n - start
+                rest = cols * cols / 2 * width  # the tiles left, in multiply-adds
+                if rest > UNCUT_WORK and (most < n or deadline is not None and (
+                        now >= deadline or tiles >= 2 and now + rest / rate > deadline)):
+                    key = np.zeros(n) if priority is None else priority  # the rest by priority, from here on
                     order = start + np.argsort(-key[start:], kind="stable")
                     rank = np.full(n, -1, dtype=np.int64)
                     rank[order] = np.arange(len(order))
                     switched, start, left = start, 0, len(order)
                     continue
-                if order is not None and tiles and rest > UNCUT_WORK and now + rows * n * width / rate > deadline:
-                    break
-            if order is None:
                 tile = buffer[: rows * cols].reshape(rows, cols)
                 np.matmul(unit[start:start + rows], unit[start:].T, out=tile)
                 parts.append(_upper_pairs_above(tile, start, start, cut))
                 work = rows * cols * width
             else:  # the tile's rows against every row (no reordered copy): their pairs with the rows after them
+                rows, rest = min(block, left - start, most - switched - start), (left - start) * n * width
+                if rows <= 0 or deadline is not None and tiles and rest > UNCUT_WORK and (
+                        now + rows * n * width / rate > deadline):
+                    break
                 first = start
                 parts.append(_row_pairs(unit, order[start:start + rows], buffer, cut,
                                         lambda r, c: rank[c] > first + r))

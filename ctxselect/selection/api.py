@@ -23,9 +23,13 @@ from ctxselect.selection.constraints import context_conflicts
 from ctxselect.selection.corroboration import OnUnresolved
 from ctxselect.selection.diagnosis import empty_reason
 from ctxselect.selection.explain import exclusion_reasons, unresolved_entries
-from ctxselect.selection.problem import ObjectiveWeights, Problem, build_problem, score
+from ctxselect.selection.eligibility import selectable
+from ctxselect.selection.problem import ObjectiveWeights, Problem, build_problem, capacity, score
+from ctxselect.selection.solvers.core import Reach
+from ctxselect.selection.solvers.core import reach as core_reach
 from ctxselect.selection.solvers.registry import BASELINES, Method, Order, assembly_order
 from ctxselect.selection.solvers.tiers import SIMILARITY_SLACK, run_optimal, similarity_deadline
+from ctxselect.selection.value import ChunkValues, chunk_values
 from ctxselect.selection.warmup import _load_once
 
 __all__ = ["Selection", "select", "prepare"]
@@ -126,12 +130,15 @@ def prepare(
     embeddings: Any = None,
     relevance: str | Relevance = "as_is",
     deadline: float | None = None,
+    reach: Reach | None = None,
 ) -> Problem:
     """Pack candidates, compute their signals and build the selection problem (the first three
     stages of :func:`select`; useful to run several selectors on the same problem). ``deadline``
     (a ``time.perf_counter()`` instant) is when the whole call may end at the latest (:func:`select`
     passes its time limit and ``SIMILARITY_SLACK``): the cosine similarities then stop in time for
-    the stages after them (``Problem.uncompared``)."""
+    the stages after them (``Problem.uncompared``). With ``reach`` (:func:`select` passes it to the
+    optimizer), the cosine compares only the chunks a core may hold with every other
+    (:func:`ctxselect.selection.solvers.core.reach`): the others are "not compared"."""
     timings = {} if timings is None else timings
     checks.number(hard_conflict_severity, "hard_conflict_severity", low=0.0, high=1.0)  # before any work
     on_unresolved = checks.parse_choice(OnUnresolved, on_unresolved, "on_unresolved")
@@ -160,12 +167,21 @@ def prepare(
         objective_weights = ObjectiveWeights.from_mapping({**packed.requirements.weights, **(weights or {})})
     if deadline is not None:
         options["deadline"] = similarity_deadline(deadline, packed.n)
+    known: dict[str, ChunkValues] = {}
+    if reach is not None:
+        def priority(freshness, probes):  # the values, before the pairs: computed once, kept for the problem
+            known["values"] = chunk_values(packed, freshness, probes, objective_weights, query)
+            fits = selectable(packed, exclude_outside_window=exclude_outside_window)
+            return core_reach(packed, known["values"], fits, capacity(packed, reach.enforce_gate), reach.least,
+                              reach.core_size, reach.exact_up_to)
+        options["reach"] = priority
     sig = compute_signals(packed, query if objective_weights.uses_query else None, **options)  # its terms: in one scan
     t2 = time.perf_counter()
     problem = build_problem(packed, sig, objective_weights, query=query,
                             hard_conflict_severity=hard_conflict_severity,
                             exclude_outside_window=exclude_outside_window,
-                            resolve_by_corroboration=resolve_by_corroboration, on_unresolved=on_unresolved)
+                            resolve_by_corroboration=resolve_by_corroboration, on_unresolved=on_unresolved,
+                            values=known.get("values"))
     t3 = time.perf_counter()
     timings.update(pack=t1 - t0, signals=t2 - t1, problem=t3 - t2)
     return problem
@@ -173,7 +189,7 @@ def prepare(
 
 #: The keyword options of :func:`ctxselect.signals`, read once from its signature.
 _SIGNAL_OPTIONS = tuple(name for name in inspect.signature(compute_signals).parameters
-                        if name not in ("packed", "query", "deadline"))  # select()'s own arguments
+                        if name not in ("packed", "query", "deadline", "reach"))  # select()'s own arguments
 
 
 def _signal_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -331,7 +347,8 @@ def select(
                       resolve_by_corroboration=resolve_by_corroboration, on_unresolved=on_unresolved,
                       signal_options=signal_options, relevance=relevance,
                       token_counter=token_counter, timings=timings, embeddings=embeddings,
-                      deadline=started + time_limit * (1 + SIMILARITY_SLACK) if method is Method.OPTIMAL else None)
+                      deadline=started + time_limit * (1 + SIMILARITY_SLACK) if method is Method.OPTIMAL else None,
+                      reach=Reach(core_size, core_size, exact_up_to, enforce_gate) if method is Method.OPTIMAL else None)
 
     notes: dict[int, str] = {}
     infeasible: list[str] = []

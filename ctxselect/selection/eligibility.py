@@ -9,19 +9,24 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ctxselect.features.contradictions.detect import CLAIM_ALL_TEXTS_LIMIT
 from ctxselect.features.pairs import Signals
 from ctxselect.packing import PackedCandidates
 from ctxselect.selection.corroboration import OnUnresolved, Resolution, resolve_conflicts, superseded_versions
 
-__all__ = ["Eligibility", "eligibility"]
+__all__ = ["Eligibility", "eligibility", "selectable"]
 
 
 @dataclass(frozen=True)
 class Eligibility:
     """The chunks that may be selected (``eligible``), why each other one may not (``reasons``),
-    corroboration's ``resolution`` and ``superseded_by``; when the time limit cut the similarities,
-    the chunks left out for it alone (``uncompared``) and those eligible but for the cut and
-    corroboration (``uncut_eligible``: admissible, in the window, within the budget), else None."""
+    corroboration's ``resolution`` and ``superseded_by``; when the time limit or the reach cut the
+    similarities, the chunks left out for it alone (``uncompared``) and every chunk the uncut problem
+    could hold (``uncut_eligible``), else None. Up to ``CLAIM_ALL_TEXTS_LIMIT`` candidates the claims
+    were read in every text, so the uncut problem's corroboration could only add losers (drift
+    among the pairs not compared): ``uncut_eligible`` is ``eligible`` and ``uncompared``. Above it,
+    claims are joined only among redundancy pairs, and pairs not compared could add support to a
+    loser's side: it is every chunk eligible but for the cut and corroboration."""
 
     eligible: np.ndarray
     reasons: dict
@@ -64,10 +69,23 @@ def eligibility(packed: PackedCandidates, signals: Signals, *, exclude_outside_w
                 eligible[k] = False
                 reasons[k] = why
     uncompared = None
-    if uncut_eligible is not None:  # similarities cut at the time limit (features.similarity.cosine_pairs_until)
+    if uncut_eligible is not None:  # similarities cut at the time limit or the reach (features.similarity.cosine_pairs_until)
         uncompared = eligible & ~signals.compared
+        if n <= CLAIM_ALL_TEXTS_LIMIT:  # claims read in every text: the pairs left out could only add losers (drift)
+            uncut_eligible = eligible.copy()
         eligible &= signals.compared
-        why = (f"not compared: the time limit let the similarities of {int(signals.compared.sum())} of {n} "
-               "candidates be computed, the most promising first (a longer time_limit compares more)")
+        k = int(signals.compared.sum())
+        why = (f"not compared: the time limit let the similarities of {k} of {n} candidates be computed, the most "
+               "promising first (a longer time_limit compares more)" if signals.cut_by_time else
+               f"not compared: beyond the optimizer's reach (the similarities of the {k} of {n} candidates of "
+               "highest value less the LP's price of their tokens were computed; a larger core_size or "
+               "exact_up_to compares more)")
         reasons.update(dict.fromkeys(np.flatnonzero(uncompared).tolist(), why))
     return Eligibility(eligible, reasons, resolution, superseded_by, uncompared, uncut_eligible)
+
+
+def selectable(packed: PackedCandidates, *, exclude_outside_window: bool) -> np.ndarray:
+    """The chunks :func:`eligibility` holds eligible before corroboration and the cut: admissible,
+    inside their validity window (with ``exclude_outside_window``), within the budget alone."""
+    mask = packed.admissible & (packed.tokens <= packed.budget)
+    return mask & packed.valid_now if exclude_outside_window else mask

@@ -29,14 +29,14 @@ from ctxselect._config import SIMILARITY_EPSILON, TOLERANCE
 from ctxselect.errors import InputError
 from ctxselect.features.contradictions.fields import field_pairs, union_contradictions
 from ctxselect.features.pairs import ConflictKind, ContradictionPairs, Signals
-from ctxselect.features.query_terms import query_features
 from ctxselect.kernels.greedy import _gains
 from ctxselect.model import validation as checks
 from ctxselect.packing import PackedCandidates
 from ctxselect.selection.corroboration import OnUnresolved
 from ctxselect.selection.eligibility import eligibility
+from ctxselect.selection.value import ChunkValues, chunk_values
 
-__all__ = ["ObjectiveWeights", "Problem", "adjacency", "agreement_covered", "build_problem", "marginal_gains", "score"]
+__all__ = ["ObjectiveWeights", "Problem", "adjacency", "agreement_covered", "build_problem", "capacity", "marginal_gains", "score"]
 
 
 @dataclass(frozen=True)
@@ -174,12 +174,8 @@ class Problem:
         return self.packed.n
 
     def capacity(self, enforce_gate: bool) -> int:
-        """Tokens a selection may use: the budget; with the gate enforced, at most ⌊τ_max·B⌋ of it
-        (the gate's utilization ceiling; the one place this is computed)."""
-        ceiling = self.packed.requirements.gate.utilization_ceiling
-        if enforce_gate:
-            return min(self.packed.budget, math.floor(ceiling * self.packed.budget + TOLERANCE))
-        return self.packed.budget
+        """:func:`capacity` of the problem's candidates."""
+        return capacity(self.packed, enforce_gate)
 
     @cached_property
     def gate_conflicts(self) -> ContradictionPairs:
@@ -230,6 +226,15 @@ def _same_document_pairs(packed: PackedCandidates) -> tuple[np.ndarray, np.ndarr
     return np.concatenate(out_i).astype(np.int64), np.concatenate(out_j).astype(np.int64)
 
 
+def capacity(packed: PackedCandidates, enforce_gate: bool) -> int:
+    """Tokens a selection may use: the budget; with the gate enforced, at most ⌊τ_max·B⌋ of it
+    (the gate's utilization ceiling; the one place this is computed)."""
+    if enforce_gate:
+        ceiling = packed.requirements.gate.utilization_ceiling
+        return min(packed.budget, math.floor(ceiling * packed.budget + TOLERANCE))
+    return packed.budget
+
+
 def build_problem(
     packed: PackedCandidates,
     signals: Signals,
@@ -240,6 +245,7 @@ def build_problem(
     exclude_outside_window: bool = True,
     resolve_by_corroboration: bool = True,
     on_unresolved: OnUnresolved = OnUnresolved.DROP_BOTH,
+    values: ChunkValues | None = None,
 ) -> Problem:
     """Assemble the selection problem of one query.
 
@@ -257,31 +263,13 @@ def build_problem(
         document whose newer version is eligible (:mod:`ctxselect.selection.corroboration`).
     on_unresolved : OnUnresolved
         What an even split that source precedence does not decide becomes.
+    values : ChunkValues, optional
+        :func:`~ctxselect.selection.value.chunk_values` of these signals, when computed already.
     """
     n = packed.n
-    reqs = packed.requirements
     w = weights
-    freshness = signals.freshness
-    if w.relative_freshness > 0 and n and freshness.max() > 0:
-        relative = freshness / freshness.max()
-        freshness = w.relative_freshness * relative + (1.0 - w.relative_freshness) * freshness
-    strength = packed.relevance.astype(np.float64)
-    n_required = len(reqs.required_aspects)
-    covers = packed.aspects[:, :n_required]
-    omega = packed.aspect_weights[:n_required]
-    aspect_gain = w.coverage * omega / omega.sum() if n_required else np.zeros(0)
-    if query and w.uses_query and n:
-        features = query_features(packed, query, probes=signals.query_probes)  # the hits found with the signatures
-        for name in ("expansion", "title_link", "time_match", "source_match"):
-            signal = getattr(features, name)
-            strength = strength + getattr(w, name) * (signal - signal.min())  # only differences count
-        if strength.max() > 0:
-            strength = strength / strength.max()
-        if w.query_coverage > 0 and features.terms:
-            covers = np.concatenate([covers, features.covers], axis=1)
-            aspect_gain = np.concatenate([aspect_gain, w.query_coverage * features.term_weight])
-    value = (w.relevance * strength ** w.sharpen * freshness
-             - w.tokens * packed.tokens / packed.budget - w.chunk_cost)
+    values = chunk_values(packed, signals.freshness, signals.query_probes, weights, query) if values is None else values
+    value, covers, aspect_gain, n_required = values.value, values.covers, values.aspect_gain, values.n_required
 
     el = eligibility(packed, signals, exclude_outside_window=exclude_outside_window,
                      resolve_by_corroboration=resolve_by_corroboration, on_unresolved=on_unresolved)

@@ -87,18 +87,22 @@ def run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core
     many were left out, and a relaxed tier's ``infeasible`` says they may hold what is missing."""
     mask, info = _run_tiers(problem, enforce_gate=enforce_gate, time_limit=time_limit, core_size=core_size,
                             exact_up_to=exact_up_to, timings=timings, deadline=deadline)
-    info["cut"] = problem.uncompared is not None and bool(problem.uncompared.any())
-    if info["cut"]:
+    uncut = problem.uncompared is not None and bool(problem.uncompared.any())
+    info["cut"] = uncut and problem.signals.cut_by_time
+    if uncut:
         left, compared = int(problem.uncompared.sum()), int(problem.signals.compared.sum())
         if info.get("bound") is not None:  # the LP of every chunk eligible but for the cut and corroboration:
             wider = replace(problem, eligible=problem.uncut_eligible)  # valid for the uncut problem
             info["bound"] = max(info["bound"], upper_bound(wider, problem.capacity(info["ceiling"])))
+        why, more = ((f"the time limit of {time_limit:g} s cut the similarities", "a longer time_limit")
+                     if info["cut"] else ("the similarities were computed within the optimizer's reach",
+                                          "a larger core_size or exact_up_to"))
         info.update(status="feasible" if info["status"] == "optimal" else info["status"],
-                    reason=f"the time limit of {time_limit:g} s cut the similarities: {left} candidate(s) not "
-                           f"compared were not selectable; among the {compared} compared: {info['reason']}")
+                    reason=f"{why}: {left} candidate(s) not compared were not selectable; among the {compared} "
+                           f"compared: {info['reason']}")
         if info["relaxed"]:
-            info["infeasible"].append(f"the {left} candidate(s) not compared in the time limit may hold what "
-                                      "is missing (a longer time_limit compares them)")
+            info["infeasible"].append(f"the {left} candidate(s) not compared may hold what is missing ({more} "
+                                      "compares them)")
     return mask, info
 
 
