@@ -23,7 +23,7 @@ from ctxselect.kernels.minhash import (
     _lsh_pairs,
     _signature_similarity,
 )
-from ctxselect.kernels.pairs import _unit_rows, _upper_pairs_above
+from ctxselect.kernels.pairs import _row_pairs_above, _unit_rows, _upper_pairs_above
 from ctxselect.kernels.words import _signatures, _signatures_serial
 from ctxselect.model import validation as checks
 from ctxselect.packing import text_buffer
@@ -207,9 +207,8 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
                 if rows <= 0 or deadline is not None and tiles and rest > UNCUT_WORK and (
                         now + rows * n * width / rate > deadline):
                     break
-                first = start
-                parts.append(_row_pairs(unit, order[start:start + rows], buffer, cut,
-                                        lambda r, c: rank[c] > first + r))
+                parts.append(_row_pairs(unit, order[start:start + rows], buffer, cut, rank,
+                                        np.arange(start, start + rows, dtype=np.int64)))
                 work = rows * n * width
             start, tiles, rate = start + rows, tiles + 1, work / max(time.perf_counter() - now, 1e-9)
         if order is None:
@@ -224,16 +223,13 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
     return i[first], j[first], w[first], (None if compared.all() else compared)
 
 
-def _row_pairs(unit: np.ndarray, rows: np.ndarray, buffer: np.ndarray, cut, keep):
-    """(i < j, weight) of the pairs at or above ``cut`` between ``rows`` and every row, their product
-    in ``buffer``, where ``keep(r, c)`` holds (r: a place in ``rows``, c: a row)."""
+def _row_pairs(unit: np.ndarray, rows: np.ndarray, buffer: np.ndarray, cut, key: np.ndarray, limit: np.ndarray):
+    """(i < j, weight) of the pairs at or above ``cut`` between ``rows`` and every other row whose
+    ``key`` exceeds the row's ``limit`` (:func:`~ctxselect.kernels.pairs._row_pairs_above`), their
+    product in ``buffer``."""
     tile = buffer[: len(rows) * len(unit)].reshape(len(rows), len(unit))
     np.matmul(unit[rows], unit.T, out=tile)
-    r, c = np.nonzero(tile >= cut)
-    ok = keep(r, c)
-    r, c = r[ok], c[ok]
-    a, b = rows[r], c
-    return np.minimum(a, b), np.maximum(a, b), np.clip(tile[r, c], 0.0, 1.0).astype(np.float64)
+    return _row_pairs_above(tile, rows, key, limit, cut)
 
 
 def _priority_array(priority, n: int) -> np.ndarray:
@@ -254,6 +250,7 @@ def _chained_pairs(unit: np.ndarray, pairs, compared: np.ndarray, cut, chain, bu
     from a compared row through pairs at or above ``chain`` and the other uncompared rows, found a
     frontier (``block`` rows a product) at a time (a pair between two frontier rows comes twice)."""
     seen = compared.copy()
+    open_columns = (~compared).astype(np.int64)  # key 1: an uncompared row, paired with the frontier's
     i, j, w = pairs
     strong = w >= chain
     frontier = np.unique(np.concatenate([i[strong], j[strong]]))
@@ -263,7 +260,7 @@ def _chained_pairs(unit: np.ndarray, pairs, compared: np.ndarray, cut, chain, bu
         reached = []
         for at in range(0, len(frontier), block):
             rows = frontier[at:at + block]
-            a, b, v = _row_pairs(unit, rows, buffer, cut, lambda r, c: ~compared[c] & (c != rows[r]))
+            a, b, v = _row_pairs(unit, rows, buffer, cut, open_columns, np.zeros(len(rows), dtype=np.int64))
             found.append((a, b, v))
             near = v >= chain
             reached += [a[near], b[near]]

@@ -158,6 +158,40 @@ def _upper_pairs_above(sim, row_offset, col_offset, threshold):
 
 
 @serial
+def _row_pairs_above(sim, rows, key, limit, threshold):
+    """Pairs (min, max) of a tile of ``rows`` against every row with value >= threshold, row-major
+    order, where the column's ``key`` exceeds the row's ``limit`` (never a row with itself).
+
+    ``sim[r, c]`` is the similarity of chunk ``rows[r]`` and chunk ``c``. Two passes as in
+    :func:`_upper_pairs_above` (NumPy's mask, nonzero and gathers took 32 of 100 ms at 20,000 x 384).
+    """
+    count_rows, cols = sim.shape
+    offsets = np.zeros(count_rows + 1, dtype=np.int64)
+    for r in range(count_rows):
+        count = 0
+        for c in range(cols):
+            count += (sim[r, c] >= threshold) & (key[c] > limit[r])
+        offsets[r + 1] = offsets[r] + count
+    total = offsets[count_rows]
+    out_i = np.empty(total, dtype=np.int64)
+    out_j = np.empty(total, dtype=np.int64)
+    out_w = np.empty(total, dtype=np.float64)
+    k = 0
+    for r in range(count_rows):
+        if offsets[r + 1] == offsets[r]:
+            continue
+        a = rows[r]
+        for c in range(cols):
+            value = sim[r, c]
+            if value >= threshold and key[c] > limit[r] and c != a:
+                out_i[k] = min(a, c)
+                out_j[k] = max(a, c)
+                out_w[k] = min(max(value, 0.0), 1.0)
+                k += 1
+    return out_i[:k], out_j[:k], out_w[:k]
+
+
+@serial
 def _differing_code_pairs(codes, group):
     """Pairs (i < j) where both codes are present (>= 0), the codes differ, and — when ``group``
     holds codes — both chunks share the same group code (>= 0). Row-major order.

@@ -23,13 +23,10 @@ from ctxselect.selection.constraints import context_conflicts
 from ctxselect.selection.corroboration import OnUnresolved
 from ctxselect.selection.diagnosis import empty_reason
 from ctxselect.selection.explain import exclusion_reasons, unresolved_entries
-from ctxselect.selection.eligibility import selectable
-from ctxselect.selection.problem import ObjectiveWeights, Problem, build_problem, capacity, score
+from ctxselect.selection.problem import ObjectiveWeights, Problem, build_problem, score
 from ctxselect.selection.solvers.core import Reach
-from ctxselect.selection.solvers.core import reach as core_reach
 from ctxselect.selection.solvers.registry import BASELINES, Method, Order, assembly_order
 from ctxselect.selection.solvers.tiers import SIMILARITY_SLACK, run_optimal, similarity_deadline
-from ctxselect.selection.value import ChunkValues, chunk_values
 from ctxselect.selection.warmup import _load_once
 
 __all__ = ["Selection", "select", "prepare"]
@@ -146,6 +143,8 @@ def prepare(
     query = checks.optional_text(query, "query")
     if deadline is not None:
         checks.number(deadline, "deadline")
+    if reach is not None and not isinstance(reach, Reach):
+        raise InputError(field="reach", expected="a selection.solvers.core.Reach", found=type(reach).__name__)
     options = _signal_options(signal_options)
     if weights is not None and not isinstance(weights, ObjectiveWeights):
         checks.mapping(weights, "weights", "an object of objective weights")
@@ -167,21 +166,16 @@ def prepare(
         objective_weights = ObjectiveWeights.from_mapping({**packed.requirements.weights, **(weights or {})})
     if deadline is not None:
         options["deadline"] = similarity_deadline(deadline, packed.n)
-    known: dict[str, ChunkValues] = {}
-    if reach is not None:
-        def priority(freshness, probes):  # the values, before the pairs: computed once, kept for the problem
-            known["values"] = chunk_values(packed, freshness, probes, objective_weights, query)
-            fits = selectable(packed, exclude_outside_window=exclude_outside_window)
-            return core_reach(packed, known["values"], fits, capacity(packed, reach.enforce_gate), reach.least,
-                              reach.core_size, reach.exact_up_to)
-        options["reach"] = priority
+    query_reach = None
+    if reach is not None:  # the values, before the pairs: computed once, kept for the problem
+        query_reach = options["reach"] = reach.of(packed, objective_weights, query, exclude_outside_window)
     sig = compute_signals(packed, query if objective_weights.uses_query else None, **options)  # its terms: in one scan
     t2 = time.perf_counter()
     problem = build_problem(packed, sig, objective_weights, query=query,
                             hard_conflict_severity=hard_conflict_severity,
                             exclude_outside_window=exclude_outside_window,
                             resolve_by_corroboration=resolve_by_corroboration, on_unresolved=on_unresolved,
-                            values=known.get("values"))
+                            values=None if query_reach is None else query_reach.values)
     t3 = time.perf_counter()
     timings.update(pack=t1 - t0, signals=t2 - t1, problem=t3 - t2)
     return problem
@@ -288,7 +282,11 @@ def select(
         (status ``feasible``, with a bound for the whole problem). On 40 generated queries of
         300–2,000 candidates the core reached the proven optimum on 39 and was 0.002 % below it
         on one, in 12–20 ms of model and solve against 13–70 ms (docs/selection.md). Raise
-        ``exact_up_to`` to buy the proof with latency.
+        ``exact_up_to`` to buy the proof with latency. With embeddings, the cosine compares only
+        the chunks a core may hold with every other (the optimizer's reach: the first
+        ``core_size`` as the core ranks them, plus those the LP relaxation takes; every chunk when
+        at most ``exact_up_to`` are selectable); the others are excluded as "not compared: beyond
+        the optimizer's reach", and the status is at best ``feasible``.
     hard_conflict_severity : float
         Contradictions at or above this severity (and all version conflicts) are never selected
         together.

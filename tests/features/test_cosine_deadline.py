@@ -1,6 +1,7 @@
-"""The cosine cut at a deadline (features.similarity.cosine_pairs_until): the pairs it lists are
-the plain-Python twin's pairs with an end in the compared rows, the compared rows are the input's
-first rows then the rest by priority, and with no deadline (or one that is never reached) it is
+"""The cosine cut at a deadline or a reach (features.similarity.cosine_pairs_until): the pairs it
+lists are the plain-Python twin's pairs with an end in the compared rows, the compared rows are the
+input's first rows then the rest by priority (with a reach, by priority from the first row, at most
+``most`` of them), and with no deadline (or one that is never reached) and no reach it is
 cosine_pairs itself. The clock is replaced, so every cut point is drawn, not timed."""
 
 import time
@@ -46,7 +47,7 @@ def components(n, pairs):
     return label
 
 
-def check_cut(emb, threshold, block, priority, out, chain=None):
+def check_cut(emb, threshold, block, priority, out, chain=None, most=None):
     """The invariants of one cut's output; with ``chain``, the components of the pairs at or above
     it hold the compared rows as the uncut pairs' components do (pairs within 1e-5 of it aside)."""
     i, j, w, compared = out
@@ -57,7 +58,7 @@ def check_cut(emb, threshold, block, priority, out, chain=None):
         _assert_pairs_match(as_dict(i, j, w), as_dict(*cosine_pairs(emb, threshold, block=block)), threshold, 1e-6)
         return
     assert compared.dtype == bool and compared.shape == (n,) and not compared.all()
-    assert compared.sum() >= min(block, n)
+    assert min(block, most or n) <= compared.sum() <= (most or n)
     every = naive_cosine_pairs(emb.tolist(), threshold)
     got = as_dict(i, j, w)
     want = {k: v for k, v in every.items() if compared[k[0]] or compared[k[1]]}
@@ -83,16 +84,22 @@ def check_cut(emb, threshold, block, priority, out, chain=None):
        st.sampled_from([0.3, 0.8, 1.0, 0.0]),
        st.lists(st.sampled_from([0.0, 0.25, 0.5, 1.0]), min_size=40, max_size=40),
        st.lists(st.floats(0, 3), max_size=12), st.floats(-1, 10), st.sampled_from([0.0, 40.0, 1e9]),
-       st.sampled_from([None, 0.9, 1.0]))
+       st.sampled_from([None, 0.9, 1.0]), st.sampled_from([None, 1, 2, 5, 17, 100]), st.booleans())
 def test_a_cut_lists_the_twins_pairs_of_the_compared_rows(seed, n, d, block, threshold, priority, clock, deadline,
-                                                          uncut, chain):
+                                                          uncut, chain, most, timed):
     emb = embeddings(seed, n, d)
     priority = priority[:n]
     with pytest.MonkeyPatch.context() as monkeypatch:
         fake_clock(monkeypatch, list(np.cumsum(clock)))
         monkeypatch.setattr(similarity, "UNCUT_WORK", uncut)
-        out = cosine_pairs_until(emb, threshold, deadline=deadline, priority=priority, block=block, chain=chain)
-    check_cut(emb, threshold, block, priority, out, chain)
+        out = cosine_pairs_until(emb, threshold, deadline=deadline if timed else None, priority=priority,
+                                 block=block, chain=chain, most=most)
+    check_cut(emb, threshold, block, priority, out, chain, most)
+    if most is not None and most < n - 1 and uncut < n * n * d / 2:  # the reach cuts: its rows, from the first tile
+        assert out[3] is not None and out[3][np.lexsort((np.arange(n), -np.asarray(priority)))[0]]
+        if not timed:  # and only the reach: exactly its rows
+            expected = np.lexsort((np.arange(n), -np.asarray(priority)))[:most]
+            assert set(np.flatnonzero(out[3]).tolist()) == set(expected.tolist())
 
 
 def test_a_passed_deadline_compares_one_tile_of_the_highest_priorities(monkeypatch):
@@ -139,6 +146,23 @@ def test_edges(monkeypatch):
             cosine_pairs_until(emb, 0.5, deadline=deadline)
     with pytest.raises(InputError, match="block"):
         cosine_pairs_until(emb, 0.5, block=0)  # it looped for ever when tiles of no rows were allowed
+    for most in (0, -3, 2.5, True, "5"):
+        with pytest.raises(InputError, match="most"):
+            cosine_pairs_until(emb, 0.5, most=most)
+    for most in (11, 12, 10**9):  # every row but one compared: the last one with all of them
+        *pairs, compared = cosine_pairs_until(emb, 0.5, most=most, block=5)
+        assert compared is None and all(np.array_equal(x, y) for x, y in zip(pairs, cosine_pairs(emb, 0.5)))
+
+
+def test_the_reach_compares_its_rows_without_a_clock(monkeypatch):
+    monkeypatch.setattr(similarity, "UNCUT_WORK", 0.0)
+    emb = embeddings(4, 50, 4)
+    priority = np.random.default_rng(0).permutation(50).astype(float)
+    out = cosine_pairs_until(emb, 0.5, priority=priority, most=7, block=3, chain=0.95)
+    assert set(np.flatnonzero(out[3]).tolist()) == set(np.argsort(-priority)[:7].tolist())
+    check_cut(emb, 0.5, 3, priority, out, chain=0.95, most=7)
+    monkeypatch.setattr(similarity, "UNCUT_WORK", 50 * 50 * 4 / 2)  # a small cosine: never cut
+    assert cosine_pairs_until(emb, 0.5, priority=priority, most=7)[3] is None
 
 
 def chunks(n, d, seed=0):
@@ -159,3 +183,21 @@ def test_signals_hold_the_compared_chunks(monkeypatch):
                            deadline=0.0).compared is None  # MinHash is not cut
     with pytest.raises(InputError, match="deadline"):
         compute.signals(packed, deadline="soon")
+
+
+def test_signals_compare_the_reach(monkeypatch):
+    monkeypatch.setattr(similarity, "UNCUT_WORK", 0.0)
+    packed = pack(chunks(40, 4), {"token_budget": 50})
+    seen = []
+
+    def reach(freshness, probes):  # the caller's priority, told the freshness (and no question)
+        seen.append((freshness.shape, probes))
+        return -np.arange(40.0), 6
+    sig = compute.signals(packed, reach=reach, block_size=4)
+    assert seen == [((40,), None)]
+    assert np.flatnonzero(sig.compared).tolist() == [0, 1, 2, 3, 4, 5] and sig.reach == 6 and not sig.cut_by_time
+    sig = compute.signals(packed, reach=reach, block_size=4, deadline=0.0)  # the deadline cuts first
+    assert np.flatnonzero(sig.compared).tolist() == [0, 1, 2, 3] and sig.cut_by_time
+    assert compute.signals(packed, reach=lambda f, p: (np.zeros(40), 40)).compared is None
+    with pytest.raises(InputError, match="priority"):
+        compute.signals(packed, reach=lambda f, p: (np.zeros(3), 6))

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from ctxselect.kernels.pairs import (
+    _row_pairs_above,
     _components,
     _differing_code_pairs,
     _freshness,
@@ -14,6 +15,7 @@ from ctxselect.kernels.pairs import (
     _upper_pairs_above,
 )
 from tests.naive.signals import (
+    naive_row_pairs,
     naive_components,
     naive_differing_code_pairs,
     naive_freshness,
@@ -78,6 +80,33 @@ def test_upper_pairs_above_matches_twin(rows, cols, row_offset, col_offset, thre
     want = naive_tile_pairs(tile.tolist(), row_offset, col_offset, float(np.float32(threshold)))
     assert [(a, b) for a, b, _ in got] == [(a, b) for a, b, _ in want]
     assert [x for _, _, x in got] == [x for _, _, x in want]  # float32 values, clipped, exactly
+
+
+@pytest.mark.parametrize("count,n", [(1, 1), (3, 7), (5, 12), (0, 4), (4, 4), (2, 30)])
+@pytest.mark.parametrize("threshold", [-1.0, 0.0, 0.3, 1.0])
+@pytest.mark.parametrize("keys", ["rank", "open", "none"])
+def test_row_pairs_above_matches_twin(count, n, threshold, keys):
+    rng = np.random.default_rng(count * 31 + n)
+    rows = rng.permutation(n)[:count].astype(np.int64)
+    tile = rng.uniform(-1.2, 1.2, (count, n)).astype(np.float32)  # float32 as BLAS gives, beyond [-1, 1]
+    if count:
+        tile[0, -1] = threshold  # exactly at the threshold: kept
+        tile[:, rows] = 1.0  # each row with itself (and the others of the tile): the self pair never listed
+    if keys == "rank":  # a priority tile: its rows' places, every other row's place after them, some before (-1)
+        key = np.full(n, -1, dtype=np.int64)
+        order = rng.permutation(n)
+        key[order] = np.arange(n)
+        limit = key[rows]
+    elif keys == "open":  # a chained frontier: the uncompared columns only
+        key = rng.integers(0, 2, n).astype(np.int64)
+        limit = np.zeros(count, dtype=np.int64)
+    else:
+        key, limit = np.zeros(n, dtype=np.int64), np.zeros(count, dtype=np.int64)
+    i, j, w = _row_pairs_above(tile, rows, key, limit, np.float32(threshold))
+    got = list(zip(i.tolist(), j.tolist(), w.tolist()))
+    want = naive_row_pairs(tile.tolist(), rows.tolist(), key.tolist(), limit.tolist(), float(np.float32(threshold)))
+    assert got == want
+    assert i.dtype == j.dtype == np.int64 and w.dtype == np.float64
 
 
 def _unit_rows_of(emb):

@@ -207,6 +207,18 @@ def naive_tile_pairs(tile, row_offset, col_offset, threshold):
     return out
 
 
+def naive_row_pairs(tile, rows, key, limit, threshold):
+    """[(min, max, weight clipped to [0, 1])] of a tile of ``rows`` against every row, row-major
+    order, where key[c] > limit[r] and c is not the row itself."""
+    out = []
+    for r, row in enumerate(tile):
+        for c, value in enumerate(row):
+            a = rows[r]
+            if c != a and key[c] > limit[r] and value >= threshold:
+                out.append((min(a, c), max(a, c), min(max(value, 0.0), 1.0)))
+    return out
+
+
 def naive_band_keys(rows, bands):
     """keys[band][t]: a hash of the band's bins of text t's signature; EMPTY for an empty text."""
     bins = len(rows[0]) if rows else 0

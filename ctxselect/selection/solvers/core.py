@@ -16,8 +16,9 @@ import numpy as np
 
 from ctxselect.kernels.bound import _capped_bound
 from ctxselect.packing import PackedCandidates
-from ctxselect.selection.problem import Problem
-from ctxselect.selection.value import ChunkValues
+from ctxselect.selection.eligibility import selectable
+from ctxselect.selection.problem import Problem, capacity
+from ctxselect.selection.value import ChunkValues, chunk_values
 
 __all__ = ["Reach", "choose_core", "reach", "upper_bound"]
 
@@ -90,6 +91,29 @@ class Reach:
     core_size: int
     exact_up_to: int
     enforce_gate: bool
+
+    def of(self, packed: PackedCandidates, weights, query: str | None, exclude_outside_window: bool) -> "QueryReach":
+        """The reach :func:`ctxselect.signals` calls for one query's candidates."""
+        return QueryReach(self, packed, weights, query, exclude_outside_window)
+
+
+class QueryReach:
+    """:func:`ctxselect.signals`' ``reach`` for one query: called with the freshness and the
+    question's probes, it computes the chunks' values once (kept in ``values`` for
+    :func:`~ctxselect.selection.problem.build_problem`) and returns :func:`reach`'s priority and count."""
+
+    def __init__(self, spec: Reach, packed: PackedCandidates, weights, query: str | None,
+                 exclude_outside_window: bool) -> None:
+        self.spec, self.packed, self.weights, self.query = spec, packed, weights, query
+        self.exclude_outside_window = exclude_outside_window
+        self.values: ChunkValues | None = None
+
+    def __call__(self, freshness: np.ndarray, probes) -> tuple[np.ndarray, int]:
+        self.values = chunk_values(self.packed, freshness, probes, self.weights, self.query)
+        fits = selectable(self.packed, exclude_outside_window=self.exclude_outside_window)
+        spec = self.spec
+        return reach(self.packed, self.values, fits, capacity(self.packed, spec.enforce_gate), spec.least,
+                     spec.core_size, spec.exact_up_to)
 
 
 _RELAXATIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
