@@ -13,7 +13,7 @@ import ctxselect
 from ctxselect.features import similarity
 from ctxselect.selection.api import prepare
 from ctxselect.selection.eligibility import selectable
-from ctxselect.selection.solvers.core import reach
+from ctxselect.selection.solvers.core import LP_TAKEN_FACTOR, reach
 from ctxselect.selection.value import chunk_values
 from tests.selection.test_time_cut import instance
 
@@ -56,11 +56,12 @@ def test_the_reach_ranks_as_the_core_does():
     assert order[0] == 7
     assert set(order[-int((~fits).sum()):].tolist()) == set(np.flatnonzero(~fits).tolist())  # the unfit last
     assert fits[5] == False and not problem.packed.admissible[0]  # noqa: E712 (c0 is internal)
-    # the others by value less one price λ >= 0 of a token; the count: the least plus those of positive reduced value
+    # the others by value less one price λ >= 0 of a token; the count: the least plus twice those of positive reduced value
     rest = np.array([k for k in order if fits[k] and k != 7])
     price = (values.value[rest] - priority[rest]) / problem.packed.tokens[rest]
     assert price.min() >= 0 and np.ptp(price) < 1e-9
-    assert count == 10 + int((priority[rest] > 0).sum() + (values.value[7] - price[0] * problem.packed.tokens[7] > 0))
+    taken = int((priority[rest] > 0).sum() + (values.value[7] - price[0] * problem.packed.tokens[7] > 0))
+    assert taken > 0 and count == 10 + LP_TAKEN_FACTOR * taken
     priority, count = reach(problem.packed, values, fits, problem.capacity(True), 10, 300, 500)
     assert count >= int(fits.sum())  # a problem solved whole: every chunk it may hold
 

@@ -81,6 +81,14 @@ class _Relaxation:
         return float(value) + extra, float(lam)
 
 
+#: The reach compares the chunks the LP takes this many times over (plus ``core_size``): near the LP's
+#: margin the optimum trades chunks for their pairs. Measured on 3 ``ctxselect gen`` queries of
+#: 8,000 x 64 whose budget holds ~1,900 chunks (a core of ~2,000): once over, the optimizer reached
+#: 0.991-0.998 of the objective of comparing every pair (gold recall 0.005-0.008 lower); 1.5 and 2
+#: times over reached it on 3 of 3 (3,100-3,250 and 4,100-4,250 chunks compared).
+LP_TAKEN_FACTOR = 2
+
+
 @dataclass(frozen=True)
 class Reach:
     """What the optimizer's :func:`reach` needs of :func:`ctxselect.select`: compare at least
@@ -232,8 +240,8 @@ def reach(packed: PackedCandidates, values: ChunkValues, fits: np.ndarray, capac
     The priority is what :func:`choose_core` ranks by, value less the LP's price of its tokens at
     ``capacity`` over the chunks that ``fits`` (admissible, within the budget), with each required
     aspect's and required source's best providers first (twice as many as the core takes);
-    the others come last. The count is ``least`` plus the chunks the LP takes (a positive reduced
-    value), so a budget that holds many chunks gets them compared.
+    the others come last. The count is ``least`` plus :data:`LP_TAKEN_FACTOR` times the chunks the
+    LP takes (a positive reduced value), so a budget that holds many chunks gets them compared.
 
     Measured on benchmarks/latency.py instances (n = 2,000, d = 384, 6 queries): comparing the 300
     of highest reduced value reached the objective of comparing all on 6 of 6, in 26-29 against
@@ -241,7 +249,7 @@ def reach(packed: PackedCandidates, values: ChunkValues, fits: np.ndarray, capac
     r = _relaxation_of(packed, values.value, values.covers, values.aspect_gain, fits, capacity)
     lam = r.form(False)[1] if len(r.eligible) else 0.0
     reduced = values.value - lam * packed.tokens
-    count = least + int(np.count_nonzero(fits & (reduced > 0)))
+    count = least + LP_TAKEN_FACTOR * int(np.count_nonzero(fits & (reduced > 0)))
     if np.count_nonzero(fits) <= exact_up_to:  # a problem solved whole: every chunk it may hold compared
         count = max(count, int(np.count_nonzero(fits)))
     low, span = (reduced[fits].min(), np.ptp(reduced[fits])) if fits.any() else (0.0, 0.0)
