@@ -16,7 +16,7 @@ from ctxselect.errors import InputError
 from ctxselect.features.contradictions.detect import detect_contradictions
 from ctxselect.features.pairs import PairList, Signals
 from ctxselect.features.query_terms import QueryProbes, query_probes, scan_words
-from ctxselect.features.similarity import cosine_pairs_until, minhash_pairs, text_signatures
+from ctxselect.features.similarity import _priority_array, cosine_pairs_until, minhash_pairs, text_signatures
 from ctxselect.kernels.pairs import _components, _freshness
 from ctxselect.model import validation as checks
 from ctxselect.packing import PackedCandidates
@@ -56,6 +56,14 @@ def _priority(packed: PackedCandidates, freshness: np.ndarray) -> np.ndarray:
         members = np.flatnonzero(members & fits)
         first[members[np.argsort(-key[members], kind="stable")[:PROVIDERS_FIRST + extra]]] = True
     return np.where(first, key + 2.0, key)  # relevance x freshness lies in [0, 1]
+
+
+def _reached(got, n: int) -> tuple[np.ndarray, int]:
+    """A reach's ``(priority, count)``, checked: n finite numbers and a count of at least 1."""
+    if not isinstance(got, tuple) or len(got) != 2:
+        raise InputError(field="reach", expected="a (priority, count) pair from the reach",
+                         found=type(got).__name__)
+    return _priority_array(got[0], n, "reach.priority"), checks.integer(got[1], "reach.count", low=1)
 
 
 # similarity kind -> (redundancy threshold, duplicate threshold)
@@ -156,6 +164,9 @@ def signals(
     checks.number(drift_threshold, "drift_threshold", low=0.0, high=1.0, low_open=True)
     if deadline is not None:
         checks.number(deadline, "deadline")
+    if reach is not None and not callable(reach):
+        raise InputError(field="reach", expected="a callable (freshness, query_probes) -> (priority, count)",
+                         found=type(reach).__name__)
 
     n = packed.n
     texts = list(packed.texts)
@@ -183,7 +194,7 @@ def signals(
         if similarity == "cosine":
             priority = None if deadline is None else _priority(packed, freshness)
             if reach is not None:
-                priority, most = reach(freshness, probes)
+                priority, most = _reached(reach(freshness, probes), n)
             ri, rj, rw, compared = cosine_pairs_until(packed.embeddings, low, deadline=deadline, priority=priority,
                                                       chain=dup_t, block=block_size, ids=packed.ids, most=most)
             near = rw >= dup_t

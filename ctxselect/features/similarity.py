@@ -139,9 +139,10 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
     """:func:`cosine_pairs` that compares at most ``most`` rows with every other row, and stops its
     tiles at ``deadline`` (a ``time.perf_counter()`` instant), the most promising rows first.
 
-    With ``most`` below n, the rows are taken by ``priority`` from the first tile on, and the
-    tiles stop after ``most`` rows (the pairs within those rows and between them and the others:
-    ``most`` x n x d multiply-adds instead of n x n x d / 2).
+    With ``most`` below half of n, the rows are taken by ``priority`` from the first tile on, and
+    the tiles stop after ``most`` rows (the pairs within those rows and between them and the others:
+    ``most`` x n x d multiply-adds instead of n x n x d / 2; from half of n on, every pair costs no
+    more and is compared).
 
     The tiles run in the input's order while the work left (n·n·d/2 multiply-adds at the rate of
     the last tile, judged from the second tile on) fits before ``deadline``: then every pair is
@@ -152,7 +153,7 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
     hold at most :data:`UNCUT_WORK` multiply-adds. After a cut, with ``chain``, the uncompared rows
     reachable from a compared row through pairs at or above ``chain`` are compared with the other
     uncompared rows too, a frontier at a time, so that the components of those pairs (near-duplicate
-    clusters) that hold a compared row are whole.
+    clusters) that hold a compared row are whole; those rows are then compared with every row.
 
     Returns
     -------
@@ -166,7 +167,7 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
     n = len(embeddings)
     checks.integer(block, "block", low=1)
     if most is not None:
-        checks.integer(most, "most", low=1)
+        most = checks.integer(most, "most", low=1)
     if deadline is not None:
         checks.number(deadline, "deadline")
     priority = None if priority is None else _priority_array(priority, n)
@@ -183,7 +184,7 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
     rate = 0.0  # multiply-adds a second of the last tile (the first runs slower: 75 against ~115 G/s at 20,000 x 384)
     width, left = unit.shape[1], n
     small = n * n * width <= ONE_BLAS_THREAD_WORK
-    most = n if most is None else min(most, n)
+    most = n if most is None or 2 * most >= n else most  # half the rows against all cost as much as every pair
     with one_blas_thread() if small else nullcontext():
         while start < left:
             now = time.perf_counter()
@@ -217,8 +218,9 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
         compared[:switched] = True
         compared[order[:start if start < len(order) - 1 else len(order)]] = True  # a last row: with every other
         i, j, w = _joined(parts)
-        if chain is not None and not compared.all():
-            i, j, w = _chained_pairs(unit, (i, j, w), compared, cut, np.float32(chain - COSINE_TOLERANCE), buffer, block)
+        if chain is not None and not compared.all():  # the chained rows: compared with every row by then
+            i, j, w, compared = _chained_pairs(unit, (i, j, w), compared, cut, np.float32(chain - COSINE_TOLERANCE),
+                                               buffer, block)
         _, first = np.unique(i * n + j, return_index=True)  # sorted by (i, j); a pair found twice: its first weight
     return i[first], j[first], w[first], (None if compared.all() else compared)
 
@@ -232,8 +234,8 @@ def _row_pairs(unit: np.ndarray, rows: np.ndarray, buffer: np.ndarray, cut, key:
     return _row_pairs_above(tile, rows, key, limit, cut)
 
 
-def _priority_array(priority, n: int) -> np.ndarray:
-    """``priority`` as n finite float64 numbers, else a located :class:`InputError`."""
+def _priority_array(priority, n: int, field: str = "priority") -> np.ndarray:
+    """``priority`` as n finite float64 numbers, else a located :class:`InputError` naming ``field``."""
     try:
         out = np.asarray(priority)
     except (TypeError, ValueError, OverflowError):
@@ -241,14 +243,15 @@ def _priority_array(priority, n: int) -> np.ndarray:
     found = (f"shape {out.shape}" if out.shape != (n,) else f"{out.dtype} values" if out.dtype.kind not in "iuf"
              else "NaN or infinity" if not np.isfinite(out).all() else None)
     if found is not None:
-        raise InputError(field="priority", expected=f"one finite number per row ({n})", found=found)
+        raise InputError(field=field, expected=f"one finite number per row ({n})", found=found)
     return out.astype(np.float64)
 
 
 def _chained_pairs(unit: np.ndarray, pairs, compared: np.ndarray, cut, chain, buffer: np.ndarray, block: int):
     """``pairs`` (i, j, w) and the pairs at or above ``cut`` between the uncompared rows reachable
     from a compared row through pairs at or above ``chain`` and the other uncompared rows, found a
-    frontier (``block`` rows a product) at a time (a pair between two frontier rows comes twice)."""
+    frontier (``block`` rows a product) at a time (a pair between two frontier rows comes twice);
+    and ``compared`` with those rows (compared with every row: the others' tiles held the rest)."""
     seen = compared.copy()
     open_columns = (~compared).astype(np.int64)  # key 1: an uncompared row, paired with the frontier's
     i, j, w = pairs
@@ -265,7 +268,7 @@ def _chained_pairs(unit: np.ndarray, pairs, compared: np.ndarray, cut, chain, bu
             near = v >= chain
             reached += [a[near], b[near]]
         frontier = np.unique(np.concatenate(reached))
-    return tuple(np.concatenate(column) for column in zip(*found))
+    return (*(np.concatenate(column) for column in zip(*found)), seen)
 
 
 def _joined(parts):

@@ -73,6 +73,9 @@ class Resolution:
 
     losers: dict[int, str] = field(default_factory=dict)
     conflicts: list[UnresolvedConflict] = field(default_factory=list)
+    #: The losers of near-duplicate drift alone (no version or claim verdict): drift is decided on
+    #: cosine pairs, whose weights at the threshold can differ by a float32 ulp between BLAS tiles.
+    drift_losers: set[int] = field(default_factory=set)
 
     def left_free(self, n: int, pairs) -> np.ndarray:
         """Which of ``pairs`` (ContradictionPairs over n chunks) are free-text conflicts (claims,
@@ -227,7 +230,9 @@ def resolve_conflicts(packed: PackedCandidates, signals: Signals, eligible: np.n
             sides = (_supporters(i, ci, agreements, mentions), _supporters(j, cj, agreements, mentions))
             _decide(packed, weight, out, (i, j), sides, (repr(ci.raw), repr(cj.raw)), on_unresolved,
                     eligible=eligible)
+    firm = set(out.losers)
     _resolve_drift(packed, signals, eligible, weight, out, on_unresolved)
+    out.drift_losers = set(out.losers) - firm
     return out
 
 

@@ -24,7 +24,9 @@ class Eligibility:
     similarities, the chunks left out for it alone (``uncompared``) and every chunk the uncut problem
     could hold (``uncut_eligible``), else None. Up to ``CLAIM_ALL_TEXTS_LIMIT`` candidates the claims
     were read in every text, so the uncut problem's corroboration could only add losers (drift
-    among the pairs not compared): ``uncut_eligible`` is ``eligible`` and ``uncompared``. Above it,
+    among the pairs not compared): ``uncut_eligible`` is ``eligible``, ``uncompared`` and the losers
+    of drift alone (a cosine at the duplicate threshold can differ by a float32 ulp between the
+    cut's row tiles and the full run's upper-triangle tiles, so a drift verdict may not repeat). Above it,
     claims are joined only among redundancy pairs, and pairs not compared could add support to a
     loser's side: it is every chunk eligible but for the cut and corroboration."""
 
@@ -72,7 +74,9 @@ def eligibility(packed: PackedCandidates, signals: Signals, *, exclude_outside_w
     if uncut_eligible is not None:  # similarities cut at the time limit or the reach (features.similarity.cosine_pairs_until)
         uncompared = eligible & ~signals.compared
         if n <= CLAIM_ALL_TEXTS_LIMIT:  # claims read in every text: the pairs left out could only add losers (drift)
-            uncut_eligible = eligible.copy()
+            drift = np.zeros(n, dtype=bool)  # drift's own losers aside: a pair at the threshold may differ by an ulp
+            drift[list(resolution.drift_losers)] = True
+            uncut_eligible = eligible | (drift & uncut_eligible)
         eligible &= signals.compared
         k = int(signals.compared.sum())
         why = (f"not compared: the time limit let the similarities of {k} of {n} candidates be computed, the most "

@@ -47,9 +47,10 @@ def components(n, pairs):
     return label
 
 
-def check_cut(emb, threshold, block, priority, out, chain=None, most=None):
-    """The invariants of one cut's output; with ``chain``, the components of the pairs at or above
-    it hold the compared rows as the uncut pairs' components do (pairs within 1e-5 of it aside)."""
+def check_cut(emb, threshold, block, priority, out, chain=None, most=None, base=None):
+    """The invariants of one cut's output. With ``chain``, ``base`` is the compared rows of the
+    same cut without it: the rows compared are those and the rows chained to them (the components
+    of the pairs at or above ``chain`` that hold one of them, pairs within 1e-5 of it aside)."""
     i, j, w, compared = out
     n = len(emb)
     keys = list(zip(i.tolist(), j.tolist()))
@@ -58,19 +59,21 @@ def check_cut(emb, threshold, block, priority, out, chain=None, most=None):
         _assert_pairs_match(as_dict(i, j, w), as_dict(*cosine_pairs(emb, threshold, block=block)), threshold, 1e-6)
         return
     assert compared.dtype == bool and compared.shape == (n,) and not compared.all()
-    assert min(block, most or n) <= compared.sum() <= (most or n)
     every = naive_cosine_pairs(emb.tolist(), threshold)
     got = as_dict(i, j, w)
     want = {k: v for k, v in every.items() if compared[k[0]] or compared[k[1]]}
-    _assert_pairs_match({k: v for k, v in got.items() if compared[k[0]] or compared[k[1]]}, want, threshold, 1e-5)
-    extra = {k: v for k, v in got.items() if not (compared[k[0]] or compared[k[1]])}  # chained: true pairs
-    assert (chain is not None or not extra) and all(every.get(k, threshold) == pytest.approx(v, abs=1e-5)
-                                                    for k, v in extra.items())
+    assert all(compared[a] or compared[b] for a, b in got)  # no pair of two rows left uncompared
+    _assert_pairs_match(got, want, threshold, 1e-5)  # every row compared: with every other row
     if chain is not None:
+        assert base is not None and (compared >= base).all()
         whole = components(n, [k for k, v in every.items() if v >= chain + 1e-5])
         found = components(n, [k for k, v in got.items() if v >= chain - 1e-5])
-        rows = np.flatnonzero(compared).tolist()
-        assert all(found[a] == found[b] for a in rows for b in rows if whole[a] == whole[b])
+        held = {whole[k] for k in np.flatnonzero(base).tolist()}
+        assert all(compared[k] for k in range(n) if whole[k] in held)  # whole clusters
+        near = {found[k] for k in np.flatnonzero(base).tolist()}
+        assert all(found[k] in near for k in np.flatnonzero(compared).tolist())  # chained rows only
+        compared = base
+    assert min(block, most or n) <= compared.sum() <= (most or n)
     # the input's first rows, then the rest from the highest priority (ties in input order)
     start = int(np.argmin(compared)) if not compared.all() else n
     rest = np.arange(start, n)
@@ -89,17 +92,25 @@ def test_a_cut_lists_the_twins_pairs_of_the_compared_rows(seed, n, d, block, thr
                                                           uncut, chain, most, timed):
     emb = embeddings(seed, n, d)
     priority = priority[:n]
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        fake_clock(monkeypatch, list(np.cumsum(clock)))
-        monkeypatch.setattr(similarity, "UNCUT_WORK", uncut)
-        out = cosine_pairs_until(emb, threshold, deadline=deadline if timed else None, priority=priority,
-                                 block=block, chain=chain, most=most)
-    check_cut(emb, threshold, block, priority, out, chain, most)
-    if most is not None and most < n - 1 and uncut < n * n * d / 2:  # the reach cuts: its rows, from the first tile
+    runs = []
+    for link in ([None, chain] if chain is not None else [None]):  # the same clock: the same tiles
+        with pytest.MonkeyPatch.context() as monkeypatch:
+            fake_clock(monkeypatch, list(np.cumsum(clock)))
+            monkeypatch.setattr(similarity, "UNCUT_WORK", uncut)
+            runs.append(cosine_pairs_until(emb, threshold, deadline=deadline if timed else None, priority=priority,
+                                           block=block, chain=link, most=most))
+    check_cut(emb, threshold, block, priority, runs[0], None, most)
+    if chain is not None:
+        base = runs[0][3] if runs[0][3] is not None else np.ones(n, dtype=bool)
+        check_cut(emb, threshold, block, priority, runs[1], chain, most, base=base)
+    out = runs[0]
+    if most is not None and 2 * most < n and uncut < n * n * d / 2:  # the reach cuts: its rows, from the first tile
         assert out[3] is not None and out[3][np.lexsort((np.arange(n), -np.asarray(priority)))[0]]
         if not timed:  # and only the reach: exactly its rows
             expected = np.lexsort((np.arange(n), -np.asarray(priority)))[:most]
             assert set(np.flatnonzero(out[3]).tolist()) == set(expected.tolist())
+    elif most is not None and not timed:  # half the rows or more: every pair, which costs no more
+        assert out[3] is None
 
 
 def test_a_passed_deadline_compares_one_tile_of_the_highest_priorities(monkeypatch):
@@ -158,28 +169,32 @@ def test_the_reach_compares_its_rows_without_a_clock(monkeypatch):
     monkeypatch.setattr(similarity, "UNCUT_WORK", 0.0)
     emb = embeddings(4, 50, 4)
     priority = np.random.default_rng(0).permutation(50).astype(float)
+    alone = cosine_pairs_until(emb, 0.5, priority=priority, most=7, block=3)
+    assert set(np.flatnonzero(alone[3]).tolist()) == set(np.argsort(-priority)[:7].tolist())
+    check_cut(emb, 0.5, 3, priority, alone, most=7)
     out = cosine_pairs_until(emb, 0.5, priority=priority, most=7, block=3, chain=0.95)
-    assert set(np.flatnonzero(out[3]).tolist()) == set(np.argsort(-priority)[:7].tolist())
-    check_cut(emb, 0.5, 3, priority, out, chain=0.95, most=7)
+    assert out[3].sum() > 7  # parallel copies of the seven: chained, and then compared with every row
+    check_cut(emb, 0.5, 3, priority, out, chain=0.95, most=7, base=alone[3])
     monkeypatch.setattr(similarity, "UNCUT_WORK", 50 * 50 * 4 / 2)  # a small cosine: never cut
     assert cosine_pairs_until(emb, 0.5, priority=priority, most=7)[3] is None
 
 
 def chunks(n, d, seed=0):
-    emb = embeddings(seed, n, d)
+    """Chunks whose embeddings hold no near-duplicate pair (no chained rows: the cut's rows alone)."""
+    emb = np.random.default_rng(seed).standard_normal((n, d))
     return [{"id": f"c{k}", "source": "s", "tokens": 5, "relevance": (k % 10) / 10, "text": f"chunk {k}",
              "embedding": emb[k].tolist()} for k in range(n)]
 
 
 def test_signals_hold_the_compared_chunks(monkeypatch):
     monkeypatch.setattr(similarity, "UNCUT_WORK", 0.0)
-    packed = pack(chunks(40, 4), {"token_budget": 50})
+    packed = pack(chunks(40, 32), {"token_budget": 50})
     assert compute.signals(packed).compared is None
     sig = compute.signals(packed, deadline=0.0, block_size=10)
     assert sig.compared.sum() == 10
     top = np.lexsort((np.arange(40), -packed.relevance))[:10]  # the most relevant first (all equally fresh)
     assert set(np.flatnonzero(sig.compared).tolist()) == set(top.tolist())
-    assert compute.signals(pack(chunks(40, 4), {"token_budget": 50}), similarity="minhash",
+    assert compute.signals(pack(chunks(40, 32), {"token_budget": 50}), similarity="minhash",
                            deadline=0.0).compared is None  # MinHash is not cut
     with pytest.raises(InputError, match="deadline"):
         compute.signals(packed, deadline="soon")
@@ -187,7 +202,7 @@ def test_signals_hold_the_compared_chunks(monkeypatch):
 
 def test_signals_compare_the_reach(monkeypatch):
     monkeypatch.setattr(similarity, "UNCUT_WORK", 0.0)
-    packed = pack(chunks(40, 4), {"token_budget": 50})
+    packed = pack(chunks(40, 32), {"token_budget": 50})
     seen = []
 
     def reach(freshness, probes):  # the caller's priority, told the freshness (and no question)
@@ -199,5 +214,9 @@ def test_signals_compare_the_reach(monkeypatch):
     sig = compute.signals(packed, reach=reach, block_size=4, deadline=0.0)  # the deadline cuts first
     assert np.flatnonzero(sig.compared).tolist() == [0, 1, 2, 3] and sig.cut_by_time
     assert compute.signals(packed, reach=lambda f, p: (np.zeros(40), 40)).compared is None
-    with pytest.raises(InputError, match="priority"):
-        compute.signals(packed, reach=lambda f, p: (np.zeros(3), 6))
+    assert compute.signals(packed, reach=lambda f, p: (-np.arange(40.0), 6.0), block_size=4).compared.sum() == 6
+    for bad, field in ((lambda f, p: (np.zeros(3), 6), "reach.priority"), (lambda f, p: (np.zeros(40), 0), "reach.count"),
+                       (lambda f, p: (np.full(40, np.nan), 6), "reach.priority"), (lambda f, p: None, "reach"),
+                       (lambda f, p: (np.zeros(40), 2.5), "reach.count"), ("reach", "reach")):
+        with pytest.raises(InputError, match=field.replace(".", r"\.")):
+            compute.signals(packed, reach=bad)

@@ -13,9 +13,9 @@ import ctxselect
 from ctxselect.features import similarity
 from ctxselect.selection.api import prepare
 from ctxselect.selection.eligibility import selectable
-from ctxselect.selection.solvers.core import LP_TAKEN_FACTOR, reach
+from ctxselect.selection.solvers.core import LP_TAKEN_FACTOR, Reach, reach
 from ctxselect.selection.value import chunk_values
-from tests.selection.test_time_cut import instance
+from tests.selection.test_time_cut import instance, with_chained
 
 BEYOND = "not compared: beyond the optimizer's reach"
 
@@ -29,11 +29,10 @@ def test_select_compares_what_a_core_may_hold(monkeypatch, caplog):
         sel = ctxselect.select(cands, reqs, core_size=20, exact_up_to=0)
     assert not [r for r in caplog.records if r.levelno == logging.INFO]  # by design, not the time limit: not logged
     beyond = {i for i, why in sel.excluded.items() if why.startswith(BEYOND)}
-    problem = prepare(cands, reqs)
-    values = chunk_values(problem.packed, problem.signals.freshness, None, problem.weights, None)
-    fits = selectable(problem.packed, exclude_outside_window=True)
-    priority, count = reach(problem.packed, values, fits, problem.capacity(True), 20, 20, 0)
-    compared = {cands[k]["id"] for k in np.argsort(-priority, kind="stable")[:count]}
+    problem = prepare(cands, reqs)  # select()'s reach for it: Reach(core_size, core_size, exact_up_to, gate)
+    priority, count = Reach(20, 20, 0, True).of(problem.packed, problem.weights, None, True)(
+        problem.signals.freshness, None)
+    compared = with_chained(cands, np.argsort(-priority, kind="stable")[:count])
     assert beyond == {c["id"] for c in cands if c["scope"] == "public"} - compared
     assert set(sel.ids) <= compared and 20 < count < 267
     assert sel.status == "feasible" and "within the optimizer's reach" in sel.status_reason
@@ -56,12 +55,13 @@ def test_the_reach_ranks_as_the_core_does():
     assert order[0] == 7
     assert set(order[-int((~fits).sum()):].tolist()) == set(np.flatnonzero(~fits).tolist())  # the unfit last
     assert fits[5] == False and not problem.packed.admissible[0]  # noqa: E712 (c0 is internal)
-    # the others by value less one price λ >= 0 of a token; the count: the least plus twice those of positive reduced value
+    # the others by value less one price λ >= 0 of a token; the count: the least, the providers, and twice the
+    # others of positive reduced value
     rest = np.array([k for k in order if fits[k] and k != 7])
     price = (values.value[rest] - priority[rest]) / problem.packed.tokens[rest]
     assert price.min() >= 0 and np.ptp(price) < 1e-9
-    taken = int((priority[rest] > 0).sum() + (values.value[7] - price[0] * problem.packed.tokens[7] > 0))
-    assert taken > 0 and count == 10 + LP_TAKEN_FACTOR * taken
+    taken = int((priority[rest] > 0).sum())  # and c7, the one provider, once
+    assert taken > 0 and count == 10 + LP_TAKEN_FACTOR * taken + 1
     priority, count = reach(problem.packed, values, fits, problem.capacity(True), 10, 300, 500)
     assert count >= int(fits.sum())  # a problem solved whole: every chunk it may hold
 
@@ -80,3 +80,43 @@ def test_the_baselines_compare_every_pair(monkeypatch, method):
     cands, reqs = instance(60, 4)
     sel = ctxselect.select(cands, reqs, method=method, core_size=1, exact_up_to=0)
     assert not any(why.startswith("not compared") for why in sel.excluded.values())
+
+
+def test_drift_losers_stay_in_the_bound_after_a_cut(monkeypatch):
+    """A drift verdict rests on a cosine at the duplicate threshold, which can differ by a float32 ulp
+    between the cut's row tiles and the full run's upper-triangle tiles: up to 5,000 candidates the
+    bound after a cut counts the chunks drift alone dropped (reviewer's reproducer, seed-searched)."""
+    monkeypatch.setattr(similarity, "UNCUT_WORK", 0.0)
+    e = lambda k, tilt=0.0: [1.0 if j == k else 0.0 for j in range(6)][:5] + [tilt]  # noqa: E731
+    rows = [("P", "Code 7781 is in force.", 1.0, e(0)), ("Q", "Code 9932 is in force.", 0.2, e(0, 0.1)),
+            ("B", "Code 9932 is listed.", 0.85, e(1)), ("C", "Also 9932 noted.", 0.85, e(2)),
+            ("F", "unrelated filler words", 0.5, e(3)), ("G", "more filler words", 0.4, e(4))]
+    cands = [{"id": i, "text": t, "relevance": r, "tokens": 10, "doc_id": i.lower(), "embedding": v}
+             for i, t, r, v in rows]
+    problem = prepare(cands, {"token_budget": 100}, deadline=0.0, signal_options={"block_size": 1})
+    p = 0
+    assert problem.uncompared is not None and problem.signals.compared[p]  # P first: the most valuable
+    assert not problem.eligible[p] and "near-duplicate" in problem.ineligible_reason[p]  # Q's side is corroborated
+    assert problem.uncut_eligible[p]  # ... but drift alone: P may be eligible in the uncut problem
+    assert (problem.uncut_eligible >= (problem.eligible | problem.uncompared)).all()
+
+
+def test_required_providers_do_not_crowd_out_the_best_chunks(monkeypatch):
+    """30 required aspects' providers come first in the reach, and on top of its count (reviewer's
+    reproducer: they took every place, and the ten best chunks were left uncompared)."""
+    rng = np.random.default_rng(0)
+    aspects = 30
+    cands = []
+    for k in range(2_000):
+        c = {"id": f"c{k}", "text": f"plain words {k}", "tokens": 50, "embedding": rng.standard_normal(8).tolist(),
+             "relevance": 1.0 if k < 10 else 0.5 if k < 10 + 13 * aspects else 0.2}
+        if 10 <= k < 10 + 13 * aspects:
+            c["aspects"] = [f"a{(k - 10) % aspects}"]
+        cands.append(c)
+    reqs = {"token_budget": 600, "required_aspects": [f"a{k}" for k in range(aspects)]}
+    whole = ctxselect.select(cands, reqs, exact_up_to=10**6)  # every pair compared, solved whole
+    monkeypatch.setattr(similarity, "UNCUT_WORK", 0.0)
+    sel = ctxselect.select(cands, reqs)
+    assert any(why.startswith(BEYOND) for why in sel.excluded.values())
+    assert not any(sel.excluded.get(f"c{k}", "").startswith(BEYOND) for k in range(10))
+    assert sel.objective >= whole.objective - 1e-9 and sel.bound >= whole.objective - 1e-9

@@ -118,10 +118,10 @@ class QueryReach:
 
     def __call__(self, freshness: np.ndarray, probes) -> tuple[np.ndarray, int]:
         self.values = chunk_values(self.packed, freshness, probes, self.weights, self.query)
-        fits = selectable(self.packed, exclude_outside_window=self.exclude_outside_window)
         spec = self.spec
-        return reach(self.packed, self.values, fits, capacity(self.packed, spec.enforce_gate), spec.least,
-                     spec.core_size, spec.exact_up_to)
+        room = capacity(self.packed, spec.enforce_gate)
+        fits = selectable(self.packed, exclude_outside_window=self.exclude_outside_window) & (self.packed.tokens <= room)
+        return reach(self.packed, self.values, fits, room, spec.least, spec.core_size, spec.exact_up_to)
 
 
 _RELAXATIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -238,10 +238,12 @@ def reach(packed: PackedCandidates, values: ChunkValues, fits: np.ndarray, capac
     known (:func:`ctxselect.signals`' ``reach``): a priority, and how many to compare.
 
     The priority is what :func:`choose_core` ranks by, value less the LP's price of its tokens at
-    ``capacity`` over the chunks that ``fits`` (admissible, within the budget), with each required
-    aspect's and required source's best providers first (twice as many as the core takes);
-    the others come last. The count is ``least`` plus :data:`LP_TAKEN_FACTOR` times the chunks the
-    LP takes (a positive reduced value), so a budget that holds many chunks gets them compared.
+    ``capacity`` over the chunks that ``fits`` (admissible, in their window, within ``capacity``),
+    with each required aspect's and required source's best providers first (twice as many as the
+    core takes); the others come last. The count is those providers, ``least``, and
+    :data:`LP_TAKEN_FACTOR` times the other chunks the LP takes (a positive reduced value), so a
+    budget that holds many chunks gets them compared; it is every chunk when at most
+    ``exact_up_to`` fit (a problem solved whole is never cut).
 
     Measured on benchmarks/latency.py instances (n = 2,000, d = 384, 6 queries): comparing the 300
     of highest reduced value reached the objective of comparing all on 6 of 6, in 26-29 against
@@ -249,9 +251,6 @@ def reach(packed: PackedCandidates, values: ChunkValues, fits: np.ndarray, capac
     r = _relaxation_of(packed, values.value, values.covers, values.aspect_gain, fits, capacity)
     lam = r.form(False)[1] if len(r.eligible) else 0.0
     reduced = values.value - lam * packed.tokens
-    count = least + LP_TAKEN_FACTOR * int(np.count_nonzero(fits & (reduced > 0)))
-    if np.count_nonzero(fits) <= exact_up_to:  # a problem solved whole: every chunk it may hold compared
-        count = max(count, int(np.count_nonzero(fits)))
     low, span = (reduced[fits].min(), np.ptp(reduced[fits])) if fits.any() else (0.0, 0.0)
     key = np.where(fits, reduced, low - 1.0)
     first = np.zeros(packed.n, dtype=bool)
@@ -262,4 +261,7 @@ def reach(packed: PackedCandidates, values: ChunkValues, fits: np.ndarray, capac
     for members, extra in zip(groups, extras):
         members = np.flatnonzero(members & fits)
         first[members[_first(-values.value[members], per_provider + int(extra))]] = True
+    count = least + LP_TAKEN_FACTOR * int(np.count_nonzero(fits & (reduced > 0) & ~first)) + int(first.sum())
+    if np.count_nonzero(fits) <= exact_up_to:  # a problem solved whole: every pair compared (the pairs
+        count = packed.n  # between chunks none may select can hold drift that corroboration reads)
     return np.where(first, key + span + 2.0, key), count

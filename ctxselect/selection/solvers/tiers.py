@@ -81,14 +81,14 @@ def run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core
     ``deadline`` (a ``time.perf_counter()`` instant; default: ``time_limit`` from now) is when the
     whole call should end: the solver runs until it, less :data:`REPORT_RESERVE`.
 
-    When the time limit cut the similarities (``Problem.uncompared``), nothing is proven over the
-    whole problem: ``optimal`` becomes ``feasible``, the bound is the LP relaxation over every chunk
+    When the time limit or the reach cut the similarities (``Signals.compared``), nothing is proven
+    over the whole problem (the pairs not compared may hold conflicts, even among chunks none may select): ``optimal`` becomes ``feasible``, the bound is the LP relaxation over every chunk
     eligible but for the cut and corroboration (``Problem.uncut_eligible``), the reason says how
     many were left out, and a relaxed tier's ``infeasible`` says they may hold what is missing."""
     mask, info = _run_tiers(problem, enforce_gate=enforce_gate, time_limit=time_limit, core_size=core_size,
                             exact_up_to=exact_up_to, timings=timings, deadline=deadline)
-    uncut = problem.uncompared is not None and bool(problem.uncompared.any())
-    info["cut"] = uncut and problem.signals.cut_by_time
+    uncut = problem.signals.compared is not None  # pairs left out, even among chunks none may select,
+    info["cut"] = uncut and problem.signals.cut_by_time  # may hold conflicts (drift) that corroboration reads
     if uncut:
         left, compared = int(problem.uncompared.sum()), int(problem.signals.compared.sum())
         if info.get("bound") is not None:  # the LP of every chunk eligible but for the cut and corroboration:
@@ -98,8 +98,9 @@ def run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core
                      if info["cut"] else ("the similarities were computed within the optimizer's reach",
                                           "a larger core_size or exact_up_to"))
         info.update(status="feasible" if info["status"] == "optimal" else info["status"],
-                    reason=f"{why}: {left} candidate(s) not compared were not selectable; among the {compared} "
-                           f"compared: {info['reason']}")
+                    reason=f"{why} ({compared} of {problem.n} candidates compared with every other; pairs among the "
+                           f"others may hold conflicts): {left} candidate(s) not compared were not selectable; "
+                           f"among the compared: {info['reason']}")
         if info["relaxed"]:
             info["infeasible"].append(f"the {left} candidate(s) not compared may hold what is missing ({more} "
                                       "compares them)")
