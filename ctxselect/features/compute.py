@@ -16,7 +16,7 @@ from ctxselect.errors import InputError
 from ctxselect.features.contradictions.detect import detect_contradictions
 from ctxselect.features.pairs import PairList, Signals
 from ctxselect.features.query_terms import QueryProbes, query_probes, scan_words
-from ctxselect.features.similarity import _priority_array, cosine_pairs_until, minhash_pairs, text_signatures
+from ctxselect.features.similarity import _priority_array, cosine_may_cut, cosine_pairs_until, minhash_pairs, text_signatures
 from ctxselect.kernels.pairs import _components, _freshness
 from ctxselect.model import validation as checks
 from ctxselect.packing import PackedCandidates
@@ -192,8 +192,9 @@ def signals(
         dup_t = dup_t if duplicate_threshold is None else duplicate_threshold
         low = min(red_t, dup_t)
         if similarity == "cosine":
-            priority = None if deadline is None else _priority(packed, freshness)
-            if reach is not None:
+            cuttable = cosine_may_cut(n, packed.embeddings.shape[1])  # else no order is ever read
+            priority = None if deadline is None or not cuttable else _priority(packed, freshness)
+            if reach is not None and cuttable:
                 priority, most = _reached(reach(freshness, probes), n)
             ri, rj, rw, compared = cosine_pairs_until(packed.embeddings, low, deadline=deadline, priority=priority,
                                                       chain=dup_t, block=block_size, ids=packed.ids, most=most)

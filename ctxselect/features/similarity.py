@@ -28,7 +28,7 @@ from ctxselect.kernels.words import _signatures, _signatures_serial
 from ctxselect.model import validation as checks
 from ctxselect.packing import text_buffer
 
-__all__ = ["cosine_pairs", "cosine_pairs_until", "signature_rows", "text_signatures", "minhash_pairs", "lsh_bands",
+__all__ = ["cosine_may_cut", "cosine_pairs", "cosine_pairs_until", "signature_rows", "text_signatures", "minhash_pairs", "lsh_bands",
            "one_blas_thread", "EXHAUSTIVE_PAIR_LIMIT", "ONE_BLAS_THREAD_WORK", "UNCUT_WORK"]
 
 # Up to this many pairs, MinHash compares every pair; above it, LSH banding proposes candidates.
@@ -96,6 +96,12 @@ def _blas_controller():
             return None
         _BlasLimit.controller = ThreadpoolController().select(user_api="blas")
     return _BlasLimit.controller
+
+
+def cosine_may_cut(n: int, d: int) -> bool:
+    """Whether the cosine of n rows of d numbers does more than :data:`UNCUT_WORK` multiply-adds,
+    the least a deadline or a reach ever cuts."""
+    return n * n * d / 2 > UNCUT_WORK
 
 
 def _empty_pairs():

@@ -215,6 +215,10 @@ def test_signals_compare_the_reach(monkeypatch):
     assert np.flatnonzero(sig.compared).tolist() == [0, 1, 2, 3] and sig.cut_by_time
     assert compute.signals(packed, reach=lambda f, p: (np.zeros(40), 40)).compared is None
     assert compute.signals(packed, reach=lambda f, p: (-np.arange(40.0), 6.0), block_size=4).compared.sum() == 6
+    monkeypatch.setattr(similarity, "UNCUT_WORK", 40 * 40 * 32 / 2)  # a cosine never cut: no reach asked
+    seen.clear()
+    assert compute.signals(packed, reach=reach, block_size=4, deadline=0.0).compared is None and seen == []
+    monkeypatch.setattr(similarity, "UNCUT_WORK", 0.0)
     for bad, field in ((lambda f, p: (np.zeros(3), 6), "reach.priority"), (lambda f, p: (np.zeros(40), 0), "reach.count"),
                        (lambda f, p: (np.full(40, np.nan), 6), "reach.priority"), (lambda f, p: None, "reach"),
                        (lambda f, p: (np.zeros(40), 2.5), "reach.count"), ("reach", "reach")):
