@@ -283,10 +283,11 @@ def select(
         300–2,000 candidates the core reached the proven optimum on 39 and was 0.002 % below it
         on one, in 12–20 ms of model and solve against 13–70 ms (docs/selection.md). Raise
         ``exact_up_to`` to buy the proof with latency. With embeddings, the cosine compares only
-        the chunks a core may hold with every other (the optimizer's reach: the first
-        ``core_size`` as the core ranks them, plus those the LP relaxation takes; every chunk when
-        at most ``exact_up_to`` are selectable); the others are excluded as "not compared: beyond
-        the optimizer's reach", and the status is at best ``feasible``.
+        the chunks a core may hold with every other (the optimizer's reach: the best providers of
+        required aspects and sources, the next ``core_size`` as the core ranks them, and twice
+        those the LP relaxation takes; every pair when at most ``exact_up_to`` chunks fit); the
+        others are excluded as "not compared: beyond the optimizer's reach", and the status is at
+        best ``feasible``.
     hard_conflict_severity : float
         Contradictions at or above this severity (and all version conflicts) are never selected
         together.
