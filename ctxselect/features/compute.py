@@ -16,7 +16,8 @@ from ctxselect.errors import InputError
 from ctxselect.features.contradictions.detect import detect_contradictions
 from ctxselect.features.pairs import PairList, Signals
 from ctxselect.features.query_terms import QueryProbes, query_probes, scan_words
-from ctxselect.features.similarity import _priority_array, cosine_may_cut, cosine_pairs_until, minhash_pairs, text_signatures
+from ctxselect.features.similarity import (_priority_array, cosine_may_cut, cosine_pairs_until, minhash_pairs,
+                                           text_signatures)
 from ctxselect.kernels.pairs import _components, _freshness
 from ctxselect.model import validation as checks
 from ctxselect.packing import PackedCandidates
@@ -144,7 +145,8 @@ def signals(
         (:func:`~ctxselect.features.similarity.cosine_pairs_until`'s ``most``); ``Signals.reach``
         holds the count. :func:`ctxselect.select` passes the optimizer's (the chunks its core may
         hold: :func:`ctxselect.selection.solvers.core.reach`). A cosine of at most
-        :data:`~ctxselect.features.similarity.UNCUT_WORK` multiply-adds compares every pair.
+        :data:`~ctxselect.features.similarity.UNCUT_WORK` multiply-adds compares every pair, and
+        neither the reach nor the deadline's priority is then computed.
 
     Returns
     -------

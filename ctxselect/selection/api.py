@@ -347,7 +347,7 @@ def select(
                       signal_options=signal_options, relevance=relevance,
                       token_counter=token_counter, timings=timings, embeddings=embeddings,
                       deadline=started + time_limit * (1 + SIMILARITY_SLACK) if method is Method.OPTIMAL else None,
-                      reach=Reach(core_size, core_size, exact_up_to, enforce_gate) if method is Method.OPTIMAL else None)
+                      reach=Reach(core_size, exact_up_to, enforce_gate) if method is Method.OPTIMAL else None)
 
     notes: dict[int, str] = {}
     infeasible: list[str] = []

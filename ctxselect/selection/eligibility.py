@@ -26,9 +26,9 @@ class Eligibility:
     were read in every text, so the uncut problem's corroboration could only add losers (drift
     among the pairs not compared): ``uncut_eligible`` is ``eligible``, ``uncompared`` and the losers
     of drift alone (a cosine at the duplicate threshold can differ by a float32 ulp between the
-    cut's row tiles and the full run's upper-triangle tiles, so a drift verdict may not repeat). Above it,
-    claims are joined only among redundancy pairs, and pairs not compared could add support to a
-    loser's side: it is every chunk eligible but for the cut and corroboration."""
+    cut's row tiles and the full run's upper-triangle tiles, so a drift verdict may not repeat).
+    Above it, claims are joined only among redundancy pairs, and pairs not compared could add
+    support to a loser's side: it is every chunk eligible but for the cut and corroboration."""
 
     eligible: np.ndarray
     reasons: dict
@@ -71,7 +71,7 @@ def eligibility(packed: PackedCandidates, signals: Signals, *, exclude_outside_w
                 eligible[k] = False
                 reasons[k] = why
     uncompared = None
-    if uncut_eligible is not None:  # similarities cut at the time limit or the reach (features.similarity.cosine_pairs_until)
+    if uncut_eligible is not None:  # similarities cut by the time limit or the reach (similarity.cosine_pairs_until)
         uncompared = eligible & ~signals.compared
         if n <= CLAIM_ALL_TEXTS_LIMIT:  # claims read in every text: the pairs left out could only add losers (drift)
             drift = np.zeros(n, dtype=bool)  # drift's own losers aside: a pair at the threshold may differ by an ulp

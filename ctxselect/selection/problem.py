@@ -36,7 +36,8 @@ from ctxselect.selection.corroboration import OnUnresolved
 from ctxselect.selection.eligibility import eligibility
 from ctxselect.selection.value import ChunkValues, chunk_values
 
-__all__ = ["ObjectiveWeights", "Problem", "adjacency", "agreement_covered", "build_problem", "capacity", "marginal_gains", "score"]
+__all__ = ["ObjectiveWeights", "Problem", "adjacency", "agreement_covered", "build_problem", "capacity",
+           "marginal_gains", "score"]
 
 
 @dataclass(frozen=True)
@@ -143,8 +144,8 @@ class Problem:
     unresolved : list of UnresolvedConflict
         Conflicts neither evidence nor source precedence decided, with what ``on_unresolved`` did.
     uncompared, uncut_eligible : bool (n,) or None
-        When the time limit cut the similarities (``Signals.compared``): the chunks left out for it,
-        and those eligible but for it and corroboration (admissible, in window, within budget).
+        When the time limit or the reach cut the similarities (``Signals.compared``): the chunks left
+        out for it, and every chunk the uncut problem could hold (:mod:`~ctxselect.selection.eligibility`).
     """
 
     packed: PackedCandidates

@@ -29,8 +29,8 @@ def test_select_compares_what_a_core_may_hold(monkeypatch, caplog):
         sel = ctxselect.select(cands, reqs, core_size=20, exact_up_to=0)
     assert not [r for r in caplog.records if r.levelno == logging.INFO]  # by design, not the time limit: not logged
     beyond = {i for i, why in sel.excluded.items() if why.startswith(BEYOND)}
-    problem = prepare(cands, reqs)  # select()'s reach for it: Reach(core_size, core_size, exact_up_to, gate)
-    priority, count = Reach(20, 20, 0, True).of(problem.packed, problem.weights, None, True)(
+    problem = prepare(cands, reqs)  # select()'s reach for it: Reach(core_size, exact_up_to, gate)
+    priority, count = Reach(20, 0, True).of(problem.packed, problem.weights, None, True)(
         problem.signals.freshness, None)
     compared = with_chained(cands, np.argsort(-priority, kind="stable")[:count])
     assert beyond == {c["id"] for c in cands if c["scope"] == "public"} - compared
@@ -49,20 +49,20 @@ def test_the_reach_ranks_as_the_core_does():
     problem = prepare(cands, reqs)
     values = chunk_values(problem.packed, problem.signals.freshness, None, problem.weights, None)
     fits = selectable(problem.packed, exclude_outside_window=True)
-    priority, count = reach(problem.packed, values, fits, problem.capacity(True), 10, 300, 0)
+    priority, count = reach(problem.packed, values, fits, problem.capacity(True), 10, 0)
     assert np.isfinite(priority).all() and priority.shape == (120,)
     order = np.argsort(-priority, kind="stable")
     assert order[0] == 7
     assert set(order[-int((~fits).sum()):].tolist()) == set(np.flatnonzero(~fits).tolist())  # the unfit last
     assert fits[5] == False and not problem.packed.admissible[0]  # noqa: E712 (c0 is internal)
-    # the others by value less one price λ >= 0 of a token; the count: the least, the providers, and twice the
+    # the others by value less one price λ >= 0 of a token; the count: core_size, the providers, and twice the
     # others of positive reduced value
     rest = np.array([k for k in order if fits[k] and k != 7])
     price = (values.value[rest] - priority[rest]) / problem.packed.tokens[rest]
     assert price.min() >= 0 and np.ptp(price) < 1e-9
     taken = int((priority[rest] > 0).sum())  # and c7, the one provider, once
     assert taken > 0 and count == 10 + LP_TAKEN_FACTOR * taken + 1
-    priority, count = reach(problem.packed, values, fits, problem.capacity(True), 10, 300, 500)
+    priority, count = reach(problem.packed, values, fits, problem.capacity(True), 10, 500)
     assert count >= int(fits.sum())  # a problem solved whole: every chunk it may hold
 
 

@@ -118,7 +118,7 @@ def test_the_cut_selection_is_the_compared_chunks_and_says_so(monkeypatch):
     cut = ctxselect.select(cands, reqs, time_limit=30, signal_options={"block_size": 40})
     admissible = [c for c in cands if c["scope"] == "public"]  # all within the budget; equally fresh
     problem = prepare(cands, reqs)  # the tile's rows: the 40 the optimizer's reach ranks first
-    priority, count = Reach(300, 300, 500, True).of(problem.packed, problem.weights, None, True)(
+    priority, count = Reach(300, 500, True).of(problem.packed, problem.weights, None, True)(
         problem.signals.freshness, None)
     assert count == len(cands)  # a problem solved whole: the reach holds every chunk (the deadline cut here)
     compared = with_chained(cands, np.argsort(-priority, kind="stable")[:40])

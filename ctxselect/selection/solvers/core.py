@@ -91,11 +91,9 @@ LP_TAKEN_FACTOR = 2
 
 @dataclass(frozen=True)
 class Reach:
-    """What the optimizer's :func:`reach` needs of :func:`ctxselect.select`: compare at least
-    ``least`` chunks (plus those the LP takes) for a core of ``core_size``, at the capacity of
-    ``enforce_gate``."""
+    """What the optimizer's :func:`reach` needs of :func:`ctxselect.select`: its ``core_size``,
+    ``exact_up_to`` and whether the gate (its utilization ceiling) is enforced."""
 
-    least: int
     core_size: int
     exact_up_to: int
     enforce_gate: bool
@@ -120,8 +118,9 @@ class QueryReach:
         self.values = chunk_values(self.packed, freshness, probes, self.weights, self.query)
         spec = self.spec
         room = capacity(self.packed, spec.enforce_gate)
-        fits = selectable(self.packed, exclude_outside_window=self.exclude_outside_window) & (self.packed.tokens <= room)
-        return reach(self.packed, self.values, fits, room, spec.least, spec.core_size, spec.exact_up_to)
+        fits = selectable(self.packed, exclude_outside_window=self.exclude_outside_window)
+        fits &= self.packed.tokens <= room
+        return reach(self.packed, self.values, fits, room, spec.core_size, spec.exact_up_to)
 
 
 _RELAXATIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -232,15 +231,15 @@ def choose_core(problem: Problem, core_size: int, extra: list[np.ndarray], exact
     return np.unique(np.concatenate(picks))
 
 
-def reach(packed: PackedCandidates, values: ChunkValues, fits: np.ndarray, capacity: int, least: int,
-          core_size: int, exact_up_to: int) -> tuple[np.ndarray, int]:
+def reach(packed: PackedCandidates, values: ChunkValues, fits: np.ndarray, capacity: int, core_size: int,
+          exact_up_to: int) -> tuple[np.ndarray, int]:
     """Which chunks the cosine compares with every other for the optimizer, before the pairs are
     known (:func:`ctxselect.signals`' ``reach``): a priority, and how many to compare.
 
     The priority is what :func:`choose_core` ranks by, value less the LP's price of its tokens at
     ``capacity`` over the chunks that ``fits`` (admissible, in their window, within ``capacity``),
     with each required aspect's and required source's best providers first (twice as many as the
-    core takes); the others come last. The count is those providers, ``least``, and
+    core takes); the others come last. The count is those providers, ``core_size``, and
     :data:`LP_TAKEN_FACTOR` times the other chunks the LP takes (a positive reduced value), so a
     budget that holds many chunks gets them compared; it is every chunk when at most
     ``exact_up_to`` fit (a problem solved whole is never cut).
@@ -261,7 +260,7 @@ def reach(packed: PackedCandidates, values: ChunkValues, fits: np.ndarray, capac
     for members, extra in zip(groups, extras):
         members = np.flatnonzero(members & fits)
         first[members[_first(-values.value[members], per_provider + int(extra))]] = True
-    count = least + LP_TAKEN_FACTOR * int(np.count_nonzero(fits & (reduced > 0) & ~first)) + int(first.sum())
+    count = core_size + LP_TAKEN_FACTOR * int(np.count_nonzero(fits & (reduced > 0) & ~first)) + int(first.sum())
     if np.count_nonzero(fits) <= exact_up_to:  # a problem solved whole: every pair compared (the pairs
         count = packed.n  # between chunks none may select can hold drift that corroboration reads)
     return np.where(first, key + span + 2.0, key), count

@@ -82,9 +82,10 @@ def run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core
     whole call should end: the solver runs until it, less :data:`REPORT_RESERVE`.
 
     When the time limit or the reach cut the similarities (``Signals.compared``), nothing is proven
-    over the whole problem (the pairs not compared may hold conflicts, even among chunks none may select): ``optimal`` becomes ``feasible``, the bound is the LP relaxation over every chunk
-    eligible but for the cut and corroboration (``Problem.uncut_eligible``), the reason says how
-    many were left out, and a relaxed tier's ``infeasible`` says they may hold what is missing."""
+    over the whole problem (the pairs not compared may hold conflicts, even among chunks none may
+    select): ``optimal`` becomes ``feasible``, the bound is the LP relaxation over every chunk the
+    uncut problem could hold (``Problem.uncut_eligible``), the reason says how many were left out,
+    and a relaxed tier's ``infeasible`` says they may hold what is missing."""
     mask, info = _run_tiers(problem, enforce_gate=enforce_gate, time_limit=time_limit, core_size=core_size,
                             exact_up_to=exact_up_to, timings=timings, deadline=deadline)
     uncut = problem.signals.compared is not None  # pairs left out, even among chunks none may select,
