@@ -184,6 +184,7 @@ def signals(
         probes = dataclasses.replace(probes, hits=scan_words(packed.text_buffer, texts, probes.probes)[1])
     freshness = chunk_freshness(packed, zero_outside_window=zero_outside_window)
     compared = most = None  # every chunk compared with every other
+    cosine: dict = {}  # whether the deadline stopped the cosine
     empty = np.empty(0, np.int64)
     if similarity == "none" or n < 2:
         ri, rj, rw, dup = empty, empty.copy(), np.empty(0), np.zeros(0, bool)
@@ -199,7 +200,8 @@ def signals(
             if reach is not None and cuttable:
                 priority, most = _reached(reach(freshness, probes), n)
             ri, rj, rw, compared = cosine_pairs_until(packed.embeddings, low, deadline=deadline, priority=priority,
-                                                      chain=dup_t, block=block_size, ids=packed.ids, most=most)
+                                                      chain=dup_t, block=block_size, ids=packed.ids, most=most,
+                                                      info=cosine)
             near = rw >= dup_t
             dup = near.copy()
         else:
@@ -241,4 +243,5 @@ def signals(
         claim_readable=claim_readable,
         compared=compared,
         reach=None if compared is None else most,
+        cut_by_time=compared is not None and cosine.get("timed_out", False),
     )

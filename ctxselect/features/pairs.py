@@ -96,7 +96,10 @@ class Signals:
         was compared.
     reach : int or None
         When not every pair was compared: how many chunks the reach asked to compare (None: no
-        reach, the deadline alone cut the tiles). Fewer were compared when the deadline cut too.
+        reach, the deadline alone cut the tiles).
+    cut_by_time : bool
+        Whether the deadline stopped the cosine's tiles before every chunk, or every chunk the
+        reach asked for, was compared.
     """
 
     freshness: np.ndarray
@@ -111,11 +114,7 @@ class Signals:
     claim_readable: np.ndarray | None = None
     compared: np.ndarray | None = None
     reach: int | None = None
-
-    @property
-    def cut_by_time(self) -> bool:
-        """Whether the deadline left chunks uncompared that the reach (if any) would have compared."""
-        return self.compared is not None and (self.reach is None or int(self.compared.sum()) < self.reach)
+    cut_by_time: bool = False
 
     def duplicate_groups(self) -> list[np.ndarray]:
         """The clusters with two or more members, each as sorted positions."""

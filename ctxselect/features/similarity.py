@@ -141,7 +141,7 @@ def cosine_pairs(embeddings: np.ndarray, threshold: float, *, block: int = 512, 
 
 def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: float | None = None,
                        priority: np.ndarray | None = None, chain: float | None = None, block: int = 512, ids=None,
-                       most: int | None = None):
+                       most: int | None = None, info: dict | None = None):
     """:func:`cosine_pairs` that compares at most ``most`` rows with every other row, and stops its
     tiles at ``deadline`` (a ``time.perf_counter()`` instant), the most promising rows first.
 
@@ -169,6 +169,9 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
         the other uncompared rows).
     compared : bool array (n,) or None
         The rows compared with every other row; None when all were (nothing was cut).
+
+    ``info`` (a dict, if given) gets ``"timed_out"``: whether the deadline stopped the tiles before
+    every row, or ``most`` of them, were compared.
     """
     n = len(embeddings)
     checks.integer(block, "block", low=1)
@@ -191,6 +194,7 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
     width, left = unit.shape[1], n
     small = n * n * width <= ONE_BLAS_THREAD_WORK
     most = n if most is None or 2 * most >= n else most  # half the rows against all cost as much as every pair
+    timed_out = False
     with one_blas_thread() if small else nullcontext():
         while start < left:
             now = time.perf_counter()
@@ -211,13 +215,17 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
                 work = rows * cols * width
             else:  # the tile's rows against every row (no reordered copy): their pairs with the rows after them
                 rows, rest = min(block, left - start, most - switched - start), (left - start) * n * width
-                if rows <= 0 or deadline is not None and tiles and rest > UNCUT_WORK and (
-                        now + rows * n * width / rate > deadline):
+                if rows <= 0:
+                    break
+                if deadline is not None and tiles and rest > UNCUT_WORK and now + rows * n * width / rate > deadline:
+                    timed_out = True
                     break
                 parts.append(_row_pairs(unit, order[start:start + rows], buffer, cut, rank,
                                         np.arange(start, start + rows, dtype=np.int64)))
                 work = rows * n * width
             start, tiles, rate = start + rows, tiles + 1, work / max(time.perf_counter() - now, 1e-9)
+        if info is not None:
+            info["timed_out"] = timed_out
         if order is None:
             return (*_joined(parts), None)
         compared = np.zeros(n, dtype=bool)

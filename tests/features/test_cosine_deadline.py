@@ -92,13 +92,18 @@ def test_a_cut_lists_the_twins_pairs_of_the_compared_rows(seed, n, d, block, thr
                                                           uncut, chain, most, timed):
     emb = embeddings(seed, n, d)
     priority = priority[:n]
-    runs = []
+    runs, infos = [], []
     for link in ([None, chain] if chain is not None else [None]):  # the same clock: the same tiles
         with pytest.MonkeyPatch.context() as monkeypatch:
             fake_clock(monkeypatch, list(np.cumsum(clock)))
             monkeypatch.setattr(similarity, "UNCUT_WORK", uncut)
+            infos.append({})
             runs.append(cosine_pairs_until(emb, threshold, deadline=deadline if timed else None, priority=priority,
-                                           block=block, chain=link, most=most))
+                                           block=block, chain=link, most=most, info=infos[-1]))
+    if not timed:
+        assert not any(info["timed_out"] for info in infos)
+    if (most is None or 2 * most >= n) and runs[0][3] is not None:  # no reach: a cut is the deadline's
+        assert infos[0]["timed_out"]
     check_cut(emb, threshold, block, priority, runs[0], None, most)
     if chain is not None:
         base = runs[0][3] if runs[0][3] is not None else np.ones(n, dtype=bool)

@@ -15,7 +15,7 @@ from ctxselect.selection.api import prepare
 from ctxselect.selection.eligibility import selectable
 from ctxselect.selection.solvers.core import LP_TAKEN_FACTOR, Reach, reach
 from ctxselect.selection.value import chunk_values
-from tests.selection.test_time_cut import instance, with_chained
+from tests.selection.test_time_cut import instance, slow_cosine, with_chained
 
 BEYOND = "not compared: beyond the optimizer's reach"
 
@@ -120,3 +120,46 @@ def test_required_providers_do_not_crowd_out_the_best_chunks(monkeypatch):
     assert any(why.startswith(BEYOND) for why in sel.excluded.values())
     assert not any(sel.excluded.get(f"c{k}", "").startswith(BEYOND) for k in range(10))
     assert sel.objective >= whole.objective - 1e-9 and sel.bound >= whole.objective - 1e-9
+
+
+def test_a_time_cut_under_the_reach_is_called_one(monkeypatch, caplog):
+    """The second review's reproducers: a deadline that stops the tiles is the time limit's cut even
+    when the rows compared (a reach of half the rows or more, or rows chained by near-duplicates)
+    reach the reach's count."""
+    monkeypatch.setattr(similarity, "UNCUT_WORK", 0.0)
+    rng = np.random.default_rng(1)
+    cands = [{"id": f"c{k}", "text": f"words {chr(97 + k)}", "tokens": 10, "relevance": 0.1 + 0.04 * k,
+              "embedding": rng.standard_normal(8).tolist()} for k in range(20)]
+    p = prepare(cands, {"token_budget": 30}, deadline=0.0, signal_options={"block_size": 15}, reach=Reach(9, 0, True))
+    assert p.signals.compared.sum() == 15 and p.signals.cut_by_time  # the reach asked for every pair
+    cands = []
+    for k in range(20):  # c1..c7 near-duplicates of c0, the most valuable
+        e = np.zeros(20)
+        e[0 if 1 <= k <= 7 else k] = 1.0
+        if 1 <= k <= 7:
+            e[k] = 0.05
+        cands.append({"id": f"c{k}", "text": f"words {chr(97 + k)}", "tokens": 10,
+                      "relevance": 1.0 if k == 0 else 0.1 + 0.01 * k, "embedding": e.tolist()})
+    whole = prepare(cands, {"token_budget": 30}, signal_options={"block_size": 1}, reach=Reach(1, 0, True))
+    p = prepare(cands, {"token_budget": 30}, deadline=0.0, signal_options={"block_size": 1}, reach=Reach(1, 0, True))
+    assert p.signals.compared.sum() >= p.signals.reach and p.signals.cut_by_time and not whole.signals.cut_by_time
+    assert p.signals.compared.sum() < whole.signals.compared.sum()
+    assert all(why.startswith("not compared: the time limit") for why in p.ineligible_reason.values()
+               if why.startswith("not compared"))
+    slow_cosine(monkeypatch, 100.0)
+    with caplog.at_level(logging.INFO, logger="ctxselect"):
+        sel = ctxselect.select(cands, {"token_budget": 30}, time_limit=30, core_size=1, exact_up_to=0,
+                               signal_options={"block_size": 1})
+    assert "the time limit of 30 s cut the similarities" in sel.status_reason
+    assert any("not compared" in r.getMessage() for r in caplog.records if r.levelno == logging.INFO)
+
+
+def test_reach_sizes_beyond_the_candidates_and_bad_fields(monkeypatch):
+    monkeypatch.setattr(similarity, "UNCUT_WORK", 0.0)
+    cands, reqs = instance(12, 4)
+    sel = ctxselect.select(cands, reqs, core_size=10**12, exact_up_to=0)  # a reach past n: every pair
+    assert not any(why.startswith("not compared") for why in sel.excluded.values())
+    for bad, field in (((-5, 0, True), "core_size"), ((2.5, 0, True), "core_size"), (("a", 0, True), "core_size"),
+                       ((1, "x", True), "exact_up_to"), ((1, None, True), "exact_up_to"), ((1, 0, "yes"), "enforce_gate")):
+        with pytest.raises(ctxselect.InputError, match=field):
+            Reach(*bad)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ctxselect.kernels.bound import _capped_bound
+from ctxselect.model import validation as checks
 from ctxselect.packing import PackedCandidates
 from ctxselect.selection.eligibility import selectable
 from ctxselect.selection.problem import Problem, capacity
@@ -97,6 +98,11 @@ class Reach:
     core_size: int
     exact_up_to: int
     enforce_gate: bool
+
+    def __post_init__(self) -> None:  # select()'s own checks of the same values
+        checks.integer(self.core_size, "core_size", low=1)
+        checks.integer(self.exact_up_to, "exact_up_to", low=0)
+        checks.boolean(self.enforce_gate, "enforce_gate")
 
     def of(self, packed: PackedCandidates, weights, query: str | None, exclude_outside_window: bool) -> "QueryReach":
         """The reach :func:`ctxselect.signals` calls for one query's candidates."""
@@ -263,4 +269,5 @@ def reach(packed: PackedCandidates, values: ChunkValues, fits: np.ndarray, capac
     count = core_size + LP_TAKEN_FACTOR * int(np.count_nonzero(fits & (reduced > 0) & ~first)) + int(first.sum())
     if np.count_nonzero(fits) <= exact_up_to:  # a problem solved whole: every pair compared (the pairs
         count = packed.n  # between chunks none may select can hold drift that corroboration reads)
+    count = max(1, min(count, packed.n))
     return np.where(first, key + span + 2.0, key), count
