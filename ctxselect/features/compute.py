@@ -195,10 +195,12 @@ def signals(
         dup_t = dup_t if duplicate_threshold is None else duplicate_threshold
         low = min(red_t, dup_t)
         if similarity == "cosine":
-            cuttable = cosine_may_cut(n, packed.embeddings.shape[1])  # else no order is ever read
-            priority = None if deadline is None or not cuttable else _priority(packed, freshness)
-            if reach is not None and cuttable:
-                priority, most = _reached(reach(freshness, probes), n)
+            priority = None  # the order a cut takes: the caller's reach, else relevance x freshness under a deadline
+            if cosine_may_cut(n, packed.embeddings.shape[1]):  # else no order is ever read
+                if reach is not None:
+                    priority, most = _reached(reach(freshness, probes), n)
+                elif deadline is not None:
+                    priority = _priority(packed, freshness)
             ri, rj, rw, compared = cosine_pairs_until(packed.embeddings, low, deadline=deadline, priority=priority,
                                                       chain=dup_t, block=block_size, ids=packed.ids, most=most,
                                                       info=cosine)

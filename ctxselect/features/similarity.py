@@ -2,7 +2,7 @@
 
 These functions validate and prepare arrays, then call the jitted kernels; they return
 ``(i, j, weight)`` arrays with i < j, sorted by (i, j), holding only pairs at or above the
-threshold (``cosine_pairs_until`` also the rows it compared when a deadline cut it). Memory stays
+threshold (``cosine_pairs_until`` also the rows it compared when a deadline or a reach cut it). Memory stays
 O(block x n + pairs): no n x n matrix is ever built.
 """
 
@@ -155,8 +155,9 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
     compared, in the same tiles as :func:`cosine_pairs`. When it would not fit (or ``deadline`` has
     passed before the first tile), the rows not yet compared are taken by ``priority`` (highest
     first, ties in input order; each tile's rows against every row) and each further tile runs only
-    if its own work fits: every row of a finished tile has been compared with every other row. The first tile always runs, and so do the tiles left when they
-    hold at most :data:`UNCUT_WORK` multiply-adds. After a cut, with ``chain``, the uncompared rows
+    if its own work fits: every row of a finished tile has been compared with every other row. The
+    first tile always runs, and so do the tiles left when they hold at most :data:`UNCUT_WORK`
+    multiply-adds. After a cut, with ``chain``, the uncompared rows
     reachable from a compared row through pairs at or above ``chain`` are compared with the other
     uncompared rows too, a frontier at a time, so that the components of those pairs (near-duplicate
     clusters) that hold a compared row are whole; those rows are then compared with every row.

@@ -46,19 +46,16 @@ def eligibility(packed: PackedCandidates, signals: Signals, *, exclude_outside_w
     runs before the cut, so an uncompared chunk still supports a side or supersedes an older
     version; only then are the uncompared chunks left out, with the reason "not compared"."""
     n = packed.n
-    eligible = packed.admissible.copy()
+    eligible = selectable(packed, exclude_outside_window=exclude_outside_window)
     reasons: dict[int, str] = {}
     scope = packed.scope.tolist()
     for i in np.flatnonzero(~packed.admissible).tolist():
         reasons[i] = (f"inadmissible: scope `{packed.scope_names[scope[i]]}` is not allowed" if scope[i] >= 0
                       else "inadmissible: no scope, and the query allows only listed scopes")
-    if exclude_outside_window:
-        outside = ~packed.valid_now & eligible
-        eligible &= packed.valid_now
-        for i in np.flatnonzero(outside).tolist():
-            reasons[i] = "stale: outside its validity window at `now`"
-    too_big = (packed.tokens > packed.budget) & eligible
-    eligible &= ~too_big
+    outside = packed.admissible & ~packed.valid_now if exclude_outside_window else np.zeros(n, dtype=bool)
+    for i in np.flatnonzero(outside).tolist():
+        reasons[i] = "stale: outside its validity window at `now`"
+    too_big = packed.admissible & ~outside & ~eligible  # the only reason left
     for i, size in zip(np.flatnonzero(too_big).tolist(), packed.tokens[too_big].tolist()):
         reasons[i] = f"over budget: {size} tokens alone exceed the budget of {packed.budget}"
     uncut_eligible = None if signals.compared is None else eligible.copy()
@@ -89,7 +86,8 @@ def eligibility(packed: PackedCandidates, signals: Signals, *, exclude_outside_w
 
 
 def selectable(packed: PackedCandidates, *, exclude_outside_window: bool) -> np.ndarray:
-    """The chunks :func:`eligibility` holds eligible before corroboration and the cut: admissible,
-    inside their validity window (with ``exclude_outside_window``), within the budget alone."""
+    """The chunks :func:`eligibility` holds eligible before corroboration and the cut (the one
+    definition): admissible, inside their validity window (with ``exclude_outside_window``), within
+    the budget alone."""
     mask = packed.admissible & (packed.tokens <= packed.budget)
     return mask & packed.valid_now if exclude_outside_window else mask
