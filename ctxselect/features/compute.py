@@ -129,7 +129,8 @@ def signals(
     zero_outside_window : bool
         Freshness 0 for chunks outside their validity window at ``now``.
     block_size : int
-        Rows per similarity tile (memory O(block_size x n)).
+        Rows per similarity tile (a tile holds at most block_size x
+        :data:`~ctxselect.features.similarity.TILE_COLUMNS` similarities).
     deadline : float, optional
         A ``time.perf_counter()`` instant by which the cosine tiles should be done
         (:func:`~ctxselect.features.similarity.cosine_pairs_until`): when all of them would not

@@ -3,7 +3,7 @@
 These functions validate and prepare arrays, then call the jitted kernels; they return
 ``(i, j, weight)`` arrays with i < j, sorted by (i, j), holding only pairs at or above the
 threshold (``cosine_pairs_until`` also the rows it compared when a deadline or a reach cut it). Memory stays
-O(block x n + pairs): no n x n matrix is ever built.
+O(block x TILE_COLUMNS + pairs) beside the unit rows: no n x n matrix is ever built.
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ from ctxselect.model import validation as checks
 from ctxselect.packing import text_buffer
 
 __all__ = ["cosine_may_cut", "cosine_pairs", "cosine_pairs_until", "signature_rows", "text_signatures", "minhash_pairs",
-           "lsh_bands", "one_blas_thread", "EXHAUSTIVE_PAIR_LIMIT", "ONE_BLAS_THREAD_WORK", "UNCUT_WORK"]
+           "lsh_bands", "one_blas_thread", "EXHAUSTIVE_PAIR_LIMIT", "ONE_BLAS_THREAD_WORK", "TILE_COLUMNS",
+           "UNCUT_WORK"]
 
 # Up to this many pairs, MinHash compares every pair; above it, LSH banding proposes candidates.
 EXHAUSTIVE_PAIR_LIMIT = 200_000
@@ -47,6 +48,13 @@ UNCUT_WORK = 2e8
 #: 1,000 5.3 vs 6.6, 5,000 82 vs 128; with one core busy, 200 11.1 vs 0.49, 1,000 36 vs 15,
 #: 2,000 92 vs 48, 3,000 158 vs 104. Two threads win only on an idle machine and large inputs.
 ONE_BLAS_THREAD_WORK = 2_000 * 2_000 * 384
+#: Columns of a cosine tile: a product of ``block`` rows takes at most this many columns at a time
+#: (8 MB of float32 at 512 rows), whatever n is. A tile of 512 rows against all 50,000 columns was a
+#: fresh 102 MB a call; on a VM that hands freed memory back to its host (this one: re-touching it
+#: cost 4.5-8.6 s a GB against 0.17 s for memory the process still held) its first touch alone cost
+#: more than the product. Measured here (1,280 rows against n at d = 384, float32, two threads, CPU):
+#: n = 20,000 139 ms in full rows against 129 ms in blocks of 4,096; n = 50,000 333 against 297 ms.
+TILE_COLUMNS = 4_096
 
 
 class _BlasLimit:
@@ -185,7 +193,7 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
         return (*_empty_pairs(), None)
     unit = normalised_rows(embeddings, ids)
     block = min(block, n)
-    buffer = np.empty(block * n, dtype=np.float32)
+    buffer = np.empty(block * min(n, TILE_COLUMNS), dtype=np.float32)
     cut = np.float32(threshold - COSINE_TOLERANCE)
     parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     order = rank = None  # once the rows go by priority: the rows left in that order, and each row's place there
@@ -210,9 +218,7 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
                     rank[order] = np.arange(len(order))
                     switched, start, left = start, 0, len(order)
                     continue
-                tile = buffer[: rows * cols].reshape(rows, cols)
-                np.matmul(unit[start:start + rows], unit[start:].T, out=tile)
-                parts.append(_upper_pairs_above(tile, start, start, cut))
+                parts.append(_upper_pairs(unit, start, rows, buffer, cut))
                 work = rows * cols * width
             else:  # the tile's rows against every row (no reordered copy): their pairs with the rows after them
                 rows, rest = min(block, left - start, most - switched - start), (left - start) * n * width
@@ -240,13 +246,42 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
     return i[first], j[first], w[first], (None if compared.all() else compared)
 
 
+def _column_blocks(first: int, n: int):
+    """The column ranges [lo, hi) of :data:`TILE_COLUMNS` from ``first`` to ``n``."""
+    return ((lo, min(lo + TILE_COLUMNS, n)) for lo in range(first, n, TILE_COLUMNS))
+
+
+def _upper_pairs(unit: np.ndarray, start: int, rows: int, buffer: np.ndarray, cut):
+    """(i < j, weight), sorted by (i, j), of the pairs at or above ``cut`` between rows
+    ``start .. start + rows`` and the rows after each, their products in ``buffer`` a column block
+    (:data:`TILE_COLUMNS`) at a time (:func:`~ctxselect.kernels.pairs._upper_pairs_above`)."""
+    left = unit[start:start + rows]
+    parts = []
+    for lo, hi in _column_blocks(start, len(unit)):
+        tile = buffer[: rows * (hi - lo)].reshape(rows, hi - lo)
+        np.matmul(left, unit[lo:hi].T, out=tile)
+        parts.append(_upper_pairs_above(tile, start, lo, cut))
+    if len(parts) == 1:
+        return parts[0]
+    i, j, w = _joined(parts)  # block by block: into (i, j) order
+    order = np.lexsort((j, i))
+    return i[order], j[order], w[order]
+
+
 def _row_pairs(unit: np.ndarray, rows: np.ndarray, buffer: np.ndarray, cut, key: np.ndarray, limit: np.ndarray):
     """(i < j, weight) of the pairs at or above ``cut`` between ``rows`` and every other row whose
     ``key`` exceeds the row's ``limit`` (:func:`~ctxselect.kernels.pairs._row_pairs_above`), their
-    product in ``buffer``."""
-    tile = buffer[: len(rows) * len(unit)].reshape(len(rows), len(unit))
-    np.matmul(unit[rows], unit.T, out=tile)
-    return _row_pairs_above(tile, rows, key, limit, cut)
+    products in ``buffer`` a column block (:data:`TILE_COLUMNS`) at a time; in column-block order."""
+    left = unit[rows]
+    parts = []
+    for lo, hi in _column_blocks(0, len(unit)):
+        tile = buffer[: len(rows) * (hi - lo)].reshape(len(rows), hi - lo)
+        np.matmul(left, unit[lo:hi].T, out=tile)
+        # the block's column c is row lo + c: the kernel sees the rows shifted by lo, and its
+        # (min, max) of shifted indices shifted back is the pair's
+        i, j, w = _row_pairs_above(tile, rows - lo, key[lo:hi], limit, cut)
+        parts.append((i + lo, j + lo, w) if lo else (i, j, w))
+    return parts[0] if len(parts) == 1 else _joined(parts)
 
 
 def _priority_array(priority, n: int, field: str = "priority") -> np.ndarray:

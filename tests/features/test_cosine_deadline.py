@@ -87,9 +87,10 @@ def check_cut(emb, threshold, block, priority, out, chain=None, most=None, base=
        st.sampled_from([0.3, 0.8, 1.0, 0.0]),
        st.lists(st.sampled_from([0.0, 0.25, 0.5, 1.0]), min_size=40, max_size=40),
        st.lists(st.floats(0, 3), max_size=12), st.floats(-1, 10), st.sampled_from([0.0, 40.0, 1e9]),
-       st.sampled_from([None, 0.9, 1.0]), st.sampled_from([None, 1, 2, 5, 17, 100]), st.booleans())
+       st.sampled_from([None, 0.9, 1.0]), st.sampled_from([None, 1, 2, 5, 17, 100]), st.booleans(),
+       st.sampled_from([None, 1, 3, 8]))
 def test_a_cut_lists_the_twins_pairs_of_the_compared_rows(seed, n, d, block, threshold, priority, clock, deadline,
-                                                          uncut, chain, most, timed):
+                                                          uncut, chain, most, timed, columns):
     emb = embeddings(seed, n, d)
     priority = priority[:n]
     runs, infos = [], []
@@ -97,6 +98,8 @@ def test_a_cut_lists_the_twins_pairs_of_the_compared_rows(seed, n, d, block, thr
         with pytest.MonkeyPatch.context() as monkeypatch:
             fake_clock(monkeypatch, list(np.cumsum(clock)))
             monkeypatch.setattr(similarity, "UNCUT_WORK", uncut)
+            if columns is not None:  # products in column blocks (TILE_COLUMNS is 4,096)
+                monkeypatch.setattr(similarity, "TILE_COLUMNS", columns)
             infos.append({})
             runs.append(cosine_pairs_until(emb, threshold, deadline=deadline if timed else None, priority=priority,
                                            block=block, chain=link, most=most, info=infos[-1]))

@@ -51,17 +51,19 @@ def _assert_pairs_match(got, want, threshold, tol):
         assert got[key] == pytest.approx(want[key], abs=tol)
 
 
+@pytest.mark.parametrize("columns", [None, 1, 9, 64])
 @pytest.mark.parametrize("n,dim,threshold,block", [(2, 3, 0.5, 1024), (40, 8, 0.3, 7), (150, 16, 0.2, 64),
                                                    (150, 16, -1.0, 1024), (33, 4, 0.9, 5)])
-def test_cosine_pairs_match_twin(n, dim, threshold, block):
+def test_cosine_pairs_match_twin(n, dim, threshold, block, columns, monkeypatch):
+    if columns is not None:  # products in column blocks (TILE_COLUMNS is 4,096)
+        monkeypatch.setattr(similarity, "TILE_COLUMNS", columns)
     rng = np.random.default_rng(n * dim)
     emb = rng.normal(size=(n, dim))
     emb[3 % n] = emb[0] * 2.5  # a parallel copy: cosine 1
-    got = as_dict(*cosine_pairs(emb, threshold, block=block))
-    want = naive_cosine_pairs(emb.tolist(), threshold)
-    _assert_pairs_match(got, want, threshold, 1e-5)
-    keys = list(as_dict(*cosine_pairs(emb, threshold, block=block)))
-    assert keys == sorted(keys)
+    got = cosine_pairs(emb, threshold, block=block)
+    _assert_pairs_match(as_dict(*got), naive_cosine_pairs(emb.tolist(), threshold), threshold, 1e-5)
+    keys = list(zip(got[0].tolist(), got[1].tolist()))
+    assert keys == sorted(set(keys)) and all(a < b for a, b in keys)
 
 
 def test_cosine_edges():
