@@ -9,6 +9,7 @@ around ``select()`` alone.
     python benchmarks/latency.py                       # 200 / 2,000 / 20,000 / 50,000, text only
     python benchmarks/latency.py --dim 384 --sizes 200 2000 --calls 15
     python benchmarks/latency.py --json latency.json --profile 2000
+    python benchmarks/latency.py --dim 384 --matrix    # the embeddings as one (n, d) array
 
 ``bench_latency.py`` runs the same instances under pytest-benchmark.
 """
@@ -21,6 +22,8 @@ import json
 import statistics
 import sys
 import time
+
+import numpy as np
 
 import ctxselect
 from ctxselect.evaluate.generate import generate_queries
@@ -35,6 +38,16 @@ def instance(n: int, seed: int, dim: int = 0):
                              gold_share=min(0.15, 30 / n))[0]
     requirements = dataclasses.replace(query.requirements, max_per_source=max(3, len(query.gold)))
     return query.candidates, requirements, query.query
+
+
+def as_matrix(inst):
+    """``instance``'s query with the embeddings taken off the candidates into one (n, d) float64
+    array, as a caller holding a vector store's matrix passes them (``select(embeddings=)``)."""
+    candidates, requirements, question = inst
+    if not candidates or candidates[0].embedding is None:
+        return inst, {}
+    rows = np.stack([c.embedding for c in candidates])
+    return ([dataclasses.replace(c, embedding=None) for c in candidates], requirements, question), {"embeddings": rows}
 
 
 def clear_text_caches() -> None:
@@ -54,15 +67,16 @@ def timed(candidates, requirements, question, method: str, **options):
     return sel, time.process_time() - cpu, time.perf_counter() - wall
 
 
-def measure(n: int, calls: int, dim: int = 0, methods=("optimal", "greedy")) -> dict:
+def measure(n: int, calls: int, dim: int = 0, methods=("optimal", "greedy"), matrix: bool = False) -> dict:
     rows = {m: {"cpu": [], "wall": [], "status": [], "gap": [], "objective": []} for m in methods}
-    warm = instance(n, -1, dim)
+    warm, options = as_matrix(instance(n, -1, dim)) if matrix else (instance(n, -1, dim), {})
     for m in methods:  # compile / import once, as a long-running assembler has
-        timed(*warm, m)
+        timed(*warm, m, **options)
     for k in range(calls):
         inst = instance(n, k, dim)
+        given, options = as_matrix(inst) if matrix else (inst, {})
         for m in methods:
-            sel, cpu, wall = timed(*inst, m)
+            sel, cpu, wall = timed(*given, m, **options)
             row = rows[m]
             row["cpu"].append(cpu)
             row["wall"].append(wall)
@@ -82,7 +96,8 @@ def measure(n: int, calls: int, dim: int = 0, methods=("optimal", "greedy")) -> 
                 if not violations(problem, problem.packed.mask_of(greedy.ids), enforce_gate=gate_on,
                                   enforce_sources=sources_on):
                     rows["optimal"].setdefault("below_rival", []).append(k)
-    out = {"n": n, "dim": dim, "calls": calls, "methods": {}}
+    out = {"n": n, "dim": dim, "calls": calls, "embeddings": "matrix" if matrix and dim else "per candidate",
+           "methods": {}}
     for m, row in rows.items():
         out["methods"][m] = {
             "cpu_p50": statistics.median(row["cpu"]), "wall_p50": statistics.median(row["wall"]),
@@ -108,7 +123,8 @@ def table(results: list[dict]) -> str:
         for m, s in r["methods"].items():
             gap = "" if s["gap_max"] is None else f"{100 * s['gap_max']:.2f} %"
             statuses = ", ".join(f"{k} {v}" for k, v in s["statuses"].items())
-            lines.append(f"| {r['n']:,} | {r['dim']} | {m} | {1e3 * s['cpu_p50']:,.1f} ms | "
+            dim = f"{r['dim']}" + (" (one array)" if r.get("embeddings") == "matrix" else "")
+            lines.append(f"| {r['n']:,} | {dim} | {m} | {1e3 * s['cpu_p50']:,.1f} ms | "
                          f"{1e3 * s['wall_p50']:,.1f} ms | {1e3 * s['wall_max']:,.1f} ms | {s['over_limit']} | {statuses} | {gap} |")
     return "\n".join(lines)
 
@@ -120,6 +136,8 @@ def main(argv=None) -> None:
     parser.add_argument("--calls", type=int, default=None)
     parser.add_argument("--json", default=None)
     parser.add_argument("--profile", type=int, default=None, help="cProfile one optimal call at this n")
+    parser.add_argument("--matrix", action="store_true",
+                        help="pass the embeddings as one (n, d) array (select(embeddings=)), not on each candidate")
     args = parser.parse_args(argv)
     if args.profile:
         import cProfile
@@ -134,7 +152,7 @@ def main(argv=None) -> None:
         return
     results = []
     for n in args.sizes:
-        results.append(measure(n, args.calls or CALLS.get(n, 5), args.dim))
+        results.append(measure(n, args.calls or CALLS.get(n, 5), args.dim, matrix=args.matrix))
         print(table(results[-1:]), file=sys.stderr, flush=True)
     print(table(results))
     for r in results:

@@ -46,6 +46,43 @@ def test_every_real_form_of_a_candidate_embedding_packs_to_the_same_float64_matr
     assert not packed.embeddings.flags.writeable
 
 
+@pytest.mark.parametrize("rows", ["arrays of mixed dtypes", "arrays and lists", "arrays of two lengths",
+                                  "an array of booleans", "an array with NaN", "a 2-d array"])
+def test_arrays_stacked_at_once_pack_as_row_by_row(rows, monkeypatch):
+    """Candidates' arrays go into the matrix in one NumPy call (embeddings._stacked_arrays); any
+    other input, or a bad array, takes the row-by-row loop: the same matrix, the same error."""
+    m = np.abs(_matrix(6) * 10)
+    given = [m[0].astype(np.float16), m[1].astype(np.float32), m[2].astype(np.int64), m[3].astype(np.uint64),
+             m[4].astype(np.uint8), m[5]]
+    if rows == "arrays and lists":
+        given[3] = given[3].tolist()
+    elif rows == "arrays of two lengths":
+        given[4] = given[4][:3]
+    elif rows == "an array of booleans":
+        given[2] = given[2] > 5
+    elif rows == "an array with NaN":
+        given[4] = given[4].astype(np.float64)
+        given[4][1] = np.nan
+    elif rows == "a 2-d array":
+        given[1] = given[1][None, :]
+    ids = [f"c{i}" for i in range(6)]
+
+    def outcome():
+        try:
+            return vectors.stack(given, ids)
+        except InputError as err:
+            return str(err)
+    once = outcome()
+    monkeypatch.setattr(vectors, "_stacked_arrays", lambda *args: False)
+    by_row = outcome()
+    if isinstance(by_row, str):
+        assert once == by_row and "'c" in once
+    else:
+        assert rows in ("arrays of mixed dtypes", "arrays and lists")
+        np.testing.assert_array_equal(once, by_row)
+        assert once.dtype == np.float64 and not once.flags.writeable
+
+
 def test_an_embeddings_array_packs_like_the_candidates_own():
     m = _matrix()
     own = ctxselect.pack(_cands(6, embedding=m.tolist()), REQS)
