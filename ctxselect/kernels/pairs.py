@@ -96,16 +96,15 @@ def _unit_rows(emb, out):
     shape); a zero row stays zero (divided by 1), a row whose squares overflow becomes zero (divided
     by infinity). The squares are summed in the order of NumPy's pairwise summation, so a norm here is
     ``np.linalg.norm``'s (checked equal bit for bit for d = 1 to 3,072). Returns the first row
-    holding a NaN or an infinity (-1: none); rows after it are not written. One pass instead of
-    NumPy's four, without their (n, d) float64 temporaries."""
+    holding a NaN or an infinity (-1: none); rows after it are not written. A row's values are
+    looked at one by one only when its norm is not finite (at 2,000 x 384: 0.77 against 1.0 ms with
+    a check of every value first). One pass instead of NumPy's four, without their (n, d) float64
+    temporaries."""
     n, d = emb.shape
     prog_lo, prog_n = _pairwise_program(d)
     sums = np.empty(prog_lo.shape[0] + 1, dtype=np.float64)
     for i in range(n):
         row = emb[i]
-        for k in range(d):
-            if not np.isfinite(row[k]):
-                return i
         top = 0
         for op in range(prog_lo.shape[0]):
             if prog_n[op] >= 0:
@@ -115,6 +114,10 @@ def _unit_rows(emb, out):
                 sums[top - 2] = sums[top - 2] + sums[top - 1]
                 top -= 1
         norm = np.sqrt(sums[0])  # (the program holds one leaf at least: d = 0 sums nothing)
+        if not np.isfinite(norm):  # a NaN or an infinity, or squares that overflow: look (never on good rows)
+            for k in range(d):
+                if not np.isfinite(row[k]):
+                    return i
         scale = norm if norm > 0.0 else 1.0
         for k in range(d):
             out[i, k] = np.float32(row[k] / scale)

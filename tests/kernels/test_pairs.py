@@ -145,6 +145,10 @@ def test_unit_rows_edges():
         assert np.allclose(got[:2], 1 / np.sqrt(3))
     got, bad = _unit_rows_of(np.zeros((2, 0)))
     assert bad == -1 and got.shape == (2, 0)
+    # a norm that is not finite is looked into: overflowing squares (a zero row) or a non-finite value
+    mixed = np.array([[1e200, -1e200, 1.0], [1e200, np.inf, 1.0], [1.0, 0.0, 0.0]])
+    got, bad = _unit_rows_of(mixed)
+    assert bad == 1 == naive_unit_rows(mixed.tolist())[1] and got[0].tolist() == [0.0, 0.0, 0.0]
 
 
 def test_unit_rows_random_against_twin():
