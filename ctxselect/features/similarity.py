@@ -139,9 +139,9 @@ def normalised_rows(embeddings: np.ndarray, ids=None) -> np.ndarray:
 def cosine_pairs(embeddings: np.ndarray, threshold: float, *, block: int = 512, ids=None):
     """Pairs with cosine similarity >= threshold (weights clipped to [0, 1]).
 
-    BLAS multiplies upper-triangle tiles of ``block`` rows in float32 into one reused buffer
-    (fresh 40 MB tiles cost page faults: 1.2 s instead of 1.08 s at n = 20,000); a jitted kernel
-    extracts the pairs above the threshold from each tile. Up to :data:`ONE_BLAS_THREAD_WORK`
+    BLAS multiplies upper-triangle tiles of ``block`` rows, :data:`TILE_COLUMNS` columns at a time,
+    in float32 into one reused buffer (fresh tiles cost page faults); a jitted kernel extracts the
+    pairs above the threshold from each tile. Up to :data:`ONE_BLAS_THREAD_WORK`
     (n * n * d) BLAS runs on one thread for the call (:func:`one_blas_thread`).
     """
     return cosine_pairs_until(embeddings, threshold, block=block, ids=ids)[:3]
