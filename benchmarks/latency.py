@@ -143,11 +143,14 @@ def main(argv=None) -> None:
         import cProfile
         import pstats
 
-        timed(*instance(args.profile, -1, args.dim), "optimal")
-        inst = instance(args.profile, 0, args.dim)
+        warm, options = as_matrix(instance(args.profile, -1, args.dim)) if args.matrix else (
+            instance(args.profile, -1, args.dim), {})
+        timed(*warm, "optimal", **options)
+        inst, options = as_matrix(instance(args.profile, 0, args.dim)) if args.matrix else (
+            instance(args.profile, 0, args.dim), {})
         clear_text_caches()
         prof = cProfile.Profile()
-        prof.runcall(ctxselect.select, *inst, method="optimal")
+        prof.runcall(ctxselect.select, *inst, method="optimal", **options)
         pstats.Stats(prof).sort_stats("cumulative").print_stats(35)
         return
     results = []

@@ -263,8 +263,8 @@ def _upper_pairs(unit: np.ndarray, start: int, rows: int, buffer: np.ndarray, cu
         parts.append(_upper_pairs_above(tile, start, lo, cut))
     if len(parts) == 1:
         return parts[0]
-    i, j, w = _joined(parts)  # block by block: into (i, j) order
-    order = np.lexsort((j, i))
+    i, j, w = _joined(parts)  # each block row-major, the blocks in column order: stable by i is (i, j)
+    order = np.argsort(i, kind="stable")
     return i[order], j[order], w[order]
 
 
@@ -272,6 +272,7 @@ def _row_pairs(unit: np.ndarray, rows: np.ndarray, buffer: np.ndarray, cut, key:
     """(i < j, weight) of the pairs at or above ``cut`` between ``rows`` and every other row whose
     ``key`` exceeds the row's ``limit`` (:func:`~ctxselect.kernels.pairs._row_pairs_above`), their
     products in ``buffer`` a column block (:data:`TILE_COLUMNS`) at a time; in column-block order."""
+    rows = np.asarray(rows, dtype=np.int64)  # shifted by lo below: never unsigned
     left = unit[rows]
     parts = []
     for lo, hi in _column_blocks(0, len(unit)):

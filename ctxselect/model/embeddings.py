@@ -212,7 +212,7 @@ def _stacked_arrays(values: Sequence[Any], dim: int, out: np.ndarray) -> bool:
     """Whether ``values`` are all 1-d arrays of ``dim`` real numbers, copied into ``out`` by one NumPy
     call (their types, shapes and dtypes read in C-level passes); else False, ``out`` untouched, and
     the row-by-row loop finds the first bad value. A Candidate's own embedding is such an array: at
-    n = 2,000, d = 384 the loop took 3.9 ms, this 0.8 ms."""
+    n = 2,000, d = 384 this took 1.3 ms, the loop 1.6 ms (3.9 ms with a range check by rows)."""
     if set(map(type, values)) != {np.ndarray} or set(map(_SHAPE, values)) != {(dim,)}:
         return False
     if not all(dtype.kind in "fiu" for dtype in set(map(_DTYPE, values))):

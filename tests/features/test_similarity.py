@@ -167,3 +167,14 @@ def test_exhaustive_pairs_above_the_pair_cutoff_run_the_parallel_kernel(monkeypa
     assert got == want and list(got) == sorted(got)
     minhash_pairs(sig[:20], 0.5, exhaustive=True)
     assert (len(parallel), len(serial)) == (1, 1)  # below the cut-off: the serial twin
+
+
+def test_row_pairs_in_column_blocks_take_any_integer_rows(monkeypatch):
+    """The rows are shifted by each block's first column: unsigned rows must not wrap around."""
+    monkeypatch.setattr(similarity, "TILE_COLUMNS", 2)
+    unit = np.ones((4, 2), np.float32) / np.sqrt(np.float32(2))
+    buffer, cut = np.empty(16, np.float32), np.float32(0.5)
+    want = [(0, 1), (1, 2), (1, 3)]
+    for dtype in (np.int64, np.int32, np.uint64, np.uint8):
+        i, j, _ = similarity._row_pairs(unit, np.array([1], dtype), buffer, cut, np.arange(4), np.full(1, -1))
+        assert sorted(zip(i.tolist(), j.tolist())) == want, dtype
