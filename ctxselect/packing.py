@@ -16,6 +16,7 @@ import numpy as np
 
 from ctxselect.errors import InputError
 from ctxselect.model.candidate import DEFAULT_SOURCE, Candidate, coerce_columns
+from ctxselect.model.embeddings import stack_rows
 from ctxselect.model.requirements import Requirements
 from ctxselect.model.times import SECONDS_PER_DAY
 from ctxselect.model.tokens import TokenCounter
@@ -93,7 +94,10 @@ class PackedCandidates:
         aspects the query does not require (required aspects come first)
     field_values : int32 array (n, F), interned claim values per conflict field (-1: absent);
         field_names, field_severity (F,)
-    embeddings : read-only float64 array (n, d), or None
+    embeddings : read-only float64 array (n, d), or None (a property: see ``embedding_data``)
+    embedding_data : what ``embeddings`` is made of: that matrix, or the validated candidates' own
+        read-only float64 rows (a tuple), stacked into the matrix on first use of ``embeddings``;
+        the cosine normalises the rows without it (:func:`ctxselect.features.similarity.normalised_rows`)
     decay : float64 array, freshness decay per day of each chunk's source
     age_days : float64 array, age at ``now`` (0 for future timestamps and missing ones)
     valid_now : bool array, inside the validity window at ``now``
@@ -126,7 +130,7 @@ class PackedCandidates:
     field_names: tuple[str, ...]
     field_severity: np.ndarray
     field_value_names: tuple[tuple[Any, ...], ...]
-    embeddings: np.ndarray | None
+    embedding_data: np.ndarray | tuple[np.ndarray, ...] | None
     decay: np.ndarray
     age_days: np.ndarray
     valid_now: np.ndarray
@@ -137,6 +141,22 @@ class PackedCandidates:
     requirements: Requirements
     candidates: tuple[Candidate, ...]
     texts: tuple[str, ...]
+
+    @property
+    def embeddings(self) -> np.ndarray | None:
+        """The candidates' embeddings as one read-only float64 (n, d) matrix, or None; kept rows
+        (``embedding_data``) are stacked on first use."""
+        data = self.embedding_data
+        if isinstance(data, tuple):
+            data = stack_rows(data)
+            object.__setattr__(self, "embedding_data", data)  # (frozen: set once, the same values)
+        return data
+
+    @property
+    def embedding_dim(self) -> int | None:
+        """d, the embeddings' dimension, or None without embeddings (the rows are not stacked)."""
+        data = self.embedding_data
+        return None if data is None else len(data[0]) if isinstance(data, tuple) else data.shape[1]
 
     @property
     def n(self) -> int:
@@ -255,7 +275,8 @@ def pack(
     """
     reqs = Requirements.from_dict(requirements)
     cands, embedding_matrix, columns = coerce_columns(candidates, _COLUMNS, embeddings=embeddings,
-                                                      token_counter=token_counter, default_relevance=default_relevance)
+                                                      token_counter=token_counter, default_relevance=default_relevance,
+                                                      keep_rows=True)
     n = len(cands)
     (ids, texts, source_of, relevance, tokens, rank, timestamps, valid_from, valid_to, doc_of, version_of, scope_of,
      aspects_of, fields_of, extra_of) = columns
@@ -338,7 +359,7 @@ def pack(
         field_names=field_names,
         field_severity=np.array(list(reqs.conflict_fields.values()), dtype=np.float64),
         field_value_names=tuple(value_names),
-        embeddings=embedding_matrix,
+        embedding_data=embedding_matrix,
         decay=decay_of_source[source],
         age_days=age_days,
         valid_now=(valid_from <= now) & (now <= valid_to),

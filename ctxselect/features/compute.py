@@ -175,9 +175,9 @@ def signals(
     texts = list(packed.texts)
     probes = query_probes(packed, checks.optional_text(query, "query"))
     if similarity == "auto":
-        similarity = ("cosine" if packed.embeddings is not None
+        similarity = ("cosine" if packed.embedding_data is not None
                       else "minhash" if any(t.strip() for t in texts) else "none")
-    if similarity == "cosine" and packed.embeddings is None:
+    if similarity == "cosine" and packed.embedding_data is None:
         raise InputError(field="similarity", expected="embeddings on the candidates for cosine",
                          found="candidates without embeddings")
 
@@ -197,12 +197,12 @@ def signals(
         low = min(red_t, dup_t)
         if similarity == "cosine":
             priority = None  # the order a cut takes: the caller's reach, else relevance x freshness under a deadline
-            if cosine_may_cut(n, packed.embeddings.shape[1]):  # else no order is ever read
+            if cosine_may_cut(n, packed.embedding_dim):  # else no order is ever read
                 if reach is not None:
                     priority, most = _reached(reach(freshness, probes), n)
                 elif deadline is not None:
                     priority = _priority(packed, freshness)
-            ri, rj, rw, compared = cosine_pairs_until(packed.embeddings, low, deadline=deadline, priority=priority,
+            ri, rj, rw, compared = cosine_pairs_until(packed.embedding_data, low, deadline=deadline, priority=priority,
                                                       chain=dup_t, block=block_size, ids=packed.ids, most=most,
                                                       info=cosine)
             near = rw >= dup_t

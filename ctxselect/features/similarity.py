@@ -1,9 +1,9 @@
 """Sparse redundancy pairs: blocked cosine of embeddings, or MinHash/LSH of word shingles.
 
-These functions validate and prepare arrays, then call the jitted kernels; they return
-``(i, j, weight)`` arrays with i < j, sorted by (i, j), holding only pairs at or above the
-threshold (``cosine_pairs_until`` also the rows it compared when a deadline or a reach cut it). Memory stays
-O(block x TILE_COLUMNS + pairs) beside the unit rows: no n x n matrix is ever built.
+These functions validate and prepare arrays, then call the jitted kernels; they return ``(i, j, weight)``
+arrays with i < j, sorted by (i, j), holding only pairs at or above the threshold (``cosine_pairs_until``
+also the rows it compared when a deadline or a reach cut it). Memory: the unit rows, block x TILE_COLUMNS
+similarities and the pairs; no n x n matrix is ever built.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from ctxselect.kernels.minhash import (
 from ctxselect.kernels.pairs import _row_pairs_above, _unit_rows, _upper_pairs_above
 from ctxselect.kernels.words import _signatures, _signatures_serial
 from ctxselect.model import validation as checks
+from ctxselect.model.embeddings import stack_rows
 from ctxselect.packing import text_buffer
 
 __all__ = ["cosine_may_cut", "cosine_pairs", "cosine_pairs_until", "signature_rows", "text_signatures", "minhash_pairs",
@@ -124,6 +125,8 @@ def normalised_rows(embeddings: np.ndarray, ids=None) -> np.ndarray:
     bit for bit): on the packed embeddings of fresh latency.py queries (n = 2,000, d = 384) it took
     2.0 ms where NumPy's isfinite, norm, division and cast took 5.0 ms (four passes, two fresh
     (n, d) float64 temporaries). Not an (n, d) array: an :class:`InputError`."""
+    if isinstance(embeddings, tuple):  # held rows (PackedCandidates.embedding_data)
+        return _normalised_held_rows(embeddings, ids)
     emb = np.ascontiguousarray(embeddings, dtype=np.float64)
     if emb.ndim != 2:
         raise InputError(field="embeddings", expected="an (n, d) array, one row per chunk",
@@ -133,6 +136,27 @@ def normalised_rows(embeddings: np.ndarray, ids=None) -> np.ndarray:
     if row >= 0:
         raise InputError(candidate_id=None if ids is None else ids[row], candidate_index=row,
                          field="embedding", expected="finite numbers", found="NaN or infinity")
+    return out
+
+
+#: Held rows stacked at a time into one reused float64 block to be normalised: 2 MB at d = 384.
+HELD_BLOCK_ROWS = 640
+
+
+def _normalised_held_rows(rows: tuple, ids=None) -> np.ndarray:
+    """:func:`normalised_rows` of the (n, d) matrix the 1-d float64 ``rows``
+    (:func:`ctxselect.model.embeddings.held_rows`) make, bit for bit, without making it: they are
+    copied :data:`HELD_BLOCK_ROWS` at a time into one small block that is reused."""
+    n, d = len(rows), len(rows[0])
+    out = np.empty((n, d), dtype=np.float32)
+    block = np.empty((min(n, HELD_BLOCK_ROWS), d), dtype=np.float64)
+    for lo in range(0, n, len(block)):
+        hi = min(lo + len(block), n)
+        part = stack_rows(rows, lo, hi, block[: hi - lo])  # read-only, as a packed matrix: one compiled kernel
+        row = int(_unit_rows(part, out[lo:hi]))
+        if row >= 0:
+            raise InputError(candidate_id=None if ids is None else ids[lo + row], candidate_index=lo + row,
+                             field="embedding", expected="finite numbers", found="NaN or infinity")
     return out
 
 

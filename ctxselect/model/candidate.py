@@ -301,14 +301,10 @@ def coerce_with_embeddings(candidates: Iterable[Candidate | Mapping[str, Any]], 
                           default_relevance=default_relevance)[:2]
 
 
-def coerce_columns(
-    candidates: Iterable[Candidate | Mapping[str, Any]],
-    columns: tuple[str, ...] = (),
-    *,
-    embeddings: Any = None,
-    token_counter: TokenCounter | None = None,
-    default_relevance: float | None = None,
-) -> tuple[list[Candidate], np.ndarray | None, list[tuple]]:
+def coerce_columns(candidates: Iterable[Candidate | Mapping[str, Any]], columns: tuple[str, ...] = (), *,
+                   embeddings: Any = None, token_counter: TokenCounter | None = None,
+                   default_relevance: float | None = None, keep_rows: bool = False,
+                   ) -> tuple[list[Candidate], np.ndarray | tuple[np.ndarray, ...] | None, list[tuple]]:
     """Validated candidates, their embedding matrix and the fields ``columns`` of every candidate.
 
     Parameters
@@ -317,22 +313,22 @@ def coerce_columns(
     columns : tuple of str
         Candidate fields to return as columns (``packing._COLUMNS``).
     embeddings : array_like, optional
-        One (n, d) array, row ``i`` for candidate ``i`` (:func:`ctxselect.model.embeddings.matrix`):
-        then no candidate may carry an embedding, and the candidates keep none (the matrix is the
-        only copy).
+        One (n, d) array, row ``i`` for candidate ``i`` (:func:`ctxselect.model.embeddings.matrix`),
+        the only copy: no candidate may carry an embedding, and none keeps one.
     token_counter, default_relevance
         As for :meth:`Candidate.from_dict`.
+    keep_rows : bool
+        Validated Candidates' own rows as they are (:func:`~ctxselect.model.embeddings.held_rows`).
 
     Returns
     -------
     candidates : list of Candidate
-    matrix : read-only float64 array (n, d), or None
+    matrix : read-only float64 array (n, d), the rows (``keep_rows``), or None
         Without ``embeddings``, the candidates' own embeddings checked together
         (:func:`ctxselect.model.embeddings.stack`: all or none, one dimension, finite); a
         candidate built here from a dict holds its row of the matrix, not a copy.
     columns : list of tuple
-        Per name of ``columns``, that field of each candidate, read in the pass that reads their ids
-        (a pass over 20,000 candidates costs 5-10 ms: they no longer fit in the CPU's caches).
+        Per name of ``columns``, that field of each candidate, read in one pass with their ids.
 
     Raises
     ------
@@ -364,6 +360,8 @@ def coerce_columns(
                              message="embeddings given both on the candidates and as `embeddings`",
                              expected="one or the other")
         return out, vectors.matrix(embeddings, ids), table
+    if keep_rows and validated and (rows := vectors.held_rows(raw)) is not None:  # each checked when built
+        return out, rows, table
     matrix = vectors.stack(raw, ids)
     if matrix is not None and built is not None:
         for i, cand in enumerate(out):

@@ -73,7 +73,8 @@ def check_cut(emb, threshold, block, priority, out, chain=None, most=None, base=
         near = {found[k] for k in np.flatnonzero(base).tolist()}
         assert all(found[k] in near for k in np.flatnonzero(compared).tolist())  # chained rows only
         compared = base
-    assert min(block, most or n) <= compared.sum() <= (most or n)
+    reach = n if most is None or 2 * most >= n else most  # from n / 2 on, every pair (a cut is the deadline's)
+    assert min(block, reach) <= compared.sum() <= reach
     # the input's first rows, then the rest from the highest priority (ties in input order)
     start = int(np.argmin(compared)) if not compared.all() else n
     rest = np.arange(start, n)
