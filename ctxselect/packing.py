@@ -16,7 +16,7 @@ import numpy as np
 
 from ctxselect.errors import InputError
 from ctxselect.model.candidate import DEFAULT_SOURCE, Candidate, coerce_columns
-from ctxselect.model.embeddings import stack_rows
+from ctxselect.model.embeddings import HeldRows, stack_rows
 from ctxselect.model.requirements import Requirements
 from ctxselect.model.times import SECONDS_PER_DAY
 from ctxselect.model.tokens import TokenCounter
@@ -147,8 +147,8 @@ class PackedCandidates:
         """The candidates' embeddings as one read-only float64 (n, d) matrix, or None; kept rows
         (``embedding_data``) are stacked on first use."""
         data = self.embedding_data
-        if isinstance(data, tuple):
-            data = stack_rows(data)
+        if isinstance(data, HeldRows):
+            data = stack_rows(data, self.ids)  # checked as pack checks a matrix
             object.__setattr__(self, "embedding_data", data)  # (frozen: set once, the same values)
         return data
 
@@ -156,7 +156,7 @@ class PackedCandidates:
     def embedding_dim(self) -> int | None:
         """d, the embeddings' dimension, or None without embeddings (the rows are not stacked)."""
         data = self.embedding_data
-        return None if data is None else len(data[0]) if isinstance(data, tuple) else data.shape[1]
+        return None if data is None else len(data[0]) if isinstance(data, HeldRows) else data.shape[1]
 
     @property
     def n(self) -> int:

@@ -26,7 +26,7 @@ from ctxselect.kernels.minhash import (
 from ctxselect.kernels.pairs import _row_pairs_above, _unit_rows, _upper_pairs_above
 from ctxselect.kernels.words import _signatures, _signatures_serial
 from ctxselect.model import validation as checks
-from ctxselect.model.embeddings import stack_rows
+from ctxselect.model.embeddings import HeldRows, stack_rows
 from ctxselect.packing import text_buffer
 
 __all__ = ["cosine_may_cut", "cosine_pairs", "cosine_pairs_until", "signature_rows", "text_signatures", "minhash_pairs",
@@ -125,7 +125,7 @@ def normalised_rows(embeddings: np.ndarray, ids=None) -> np.ndarray:
     bit for bit): on the packed embeddings of fresh latency.py queries (n = 2,000, d = 384) it took
     2.0 ms where NumPy's isfinite, norm, division and cast took 5.0 ms (four passes, two fresh
     (n, d) float64 temporaries). Not an (n, d) array: an :class:`InputError`."""
-    if isinstance(embeddings, tuple):  # held rows (PackedCandidates.embedding_data)
+    if isinstance(embeddings, HeldRows):  # PackedCandidates.embedding_data
         return _normalised_held_rows(embeddings, ids)
     emb = np.ascontiguousarray(embeddings, dtype=np.float64)
     if emb.ndim != 2:
@@ -143,20 +143,19 @@ def normalised_rows(embeddings: np.ndarray, ids=None) -> np.ndarray:
 HELD_BLOCK_ROWS = 640
 
 
-def _normalised_held_rows(rows: tuple, ids=None) -> np.ndarray:
+def _normalised_held_rows(rows: HeldRows, ids=None) -> np.ndarray:
     """:func:`normalised_rows` of the (n, d) matrix the 1-d float64 ``rows``
     (:func:`ctxselect.model.embeddings.held_rows`) make, bit for bit, without making it: they are
-    copied :data:`HELD_BLOCK_ROWS` at a time into one small block that is reused."""
+    copied :data:`HELD_BLOCK_ROWS` at a time into one small block that is reused, and checked there
+    as a stacked matrix is (:func:`~ctxselect.model.embeddings.stack_rows`: ``ids`` names a bad row)."""
     n, d = len(rows), len(rows[0])
+    ids = [None] * n if ids is None else ids
     out = np.empty((n, d), dtype=np.float32)
     block = np.empty((min(n, HELD_BLOCK_ROWS), d), dtype=np.float64)
     for lo in range(0, n, len(block)):
         hi = min(lo + len(block), n)
-        part = stack_rows(rows, lo, hi, block[: hi - lo])  # read-only, as a packed matrix: one compiled kernel
-        row = int(_unit_rows(part, out[lo:hi]))
-        if row >= 0:
-            raise InputError(candidate_id=None if ids is None else ids[lo + row], candidate_index=lo + row,
-                             field="embedding", expected="finite numbers", found="NaN or infinity")
+        part = stack_rows(rows, ids, lo, hi, block[: hi - lo])  # read-only, as a packed matrix: one compiled kernel
+        _unit_rows(part, out[lo:hi])  # (finite: checked)
     return out
 
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from ctxselect.errors import InputError
 
-__all__ = ["MAX_EMBEDDING_ABS", "vector", "stack", "matrix", "held_rows", "stack_rows"]
+__all__ = ["MAX_EMBEDDING_ABS", "vector", "stack", "matrix", "HeldRows", "held_rows", "stack_rows"]
 
 #: Embedding components beyond this size are an error: their squares would overflow the cosine.
 MAX_EMBEDDING_ABS = 1e100
@@ -221,12 +221,21 @@ def _stacked_arrays(values: Sequence[Any], dim: int, out: np.ndarray) -> bool:
     return True
 
 
-_SHAPE, _DTYPE, _WRITEABLE = attrgetter("shape"), attrgetter("dtype"), attrgetter("flags.writeable")
+_SHAPE, _DTYPE, _BASE = attrgetter("shape"), attrgetter("dtype"), attrgetter("base")
+_WRITEABLE = attrgetter("flags.writeable")
 
 
-def held_rows(values: Sequence[Any]) -> tuple[np.ndarray, ...] | None:
+class HeldRows(tuple):
+    """Validated candidates' own embeddings, one read-only float64 row each (:func:`held_rows`)."""
+
+    __slots__ = ()
+
+
+def held_rows(values: Sequence[Any]) -> HeldRows | None:
     """``values`` as they are when they are validated candidates' own embeddings (each a read-only
-    1-d float64 array, as :func:`vector` makes them, all of one length), else None.
+    1-d float64 array that owns its data, as :func:`vector` makes them, all of one length), else
+    None. Their values are checked again where they are read (:func:`stack_rows`), as a row's
+    owner can make it writeable, change it and make it read-only again.
 
     A query's validated :class:`~ctxselect.model.candidate.Candidate` objects then need no
     matrix of their own: the rows are normalised a block at a time (:func:`stack_rows`), and the
@@ -241,17 +250,25 @@ def held_rows(values: Sequence[Any]) -> tuple[np.ndarray, ...] | None:
         return None
     if set(map(_DTYPE, values)) != {np.dtype(np.float64)} or any(map(_WRITEABLE, values)):
         return None
-    return tuple(values)
+    if any(map(is_not, map(_BASE, values), repeat(None))):  # a view: its base may change (a dict's matrix row)
+        return None
+    return HeldRows(values)
 
 
-def stack_rows(rows: Sequence[np.ndarray], lo: int = 0, hi: int | None = None,
+def stack_rows(rows: HeldRows, ids: Sequence[str], lo: int = 0, hi: int | None = None,
                out: np.ndarray | None = None) -> np.ndarray:
     """Rows ``lo .. hi`` of :func:`held_rows` as one read-only (hi - lo, d) float64 matrix (into
-    ``out``, a C-contiguous float64 array of that shape, when given)."""
+    ``out``, a C-contiguous float64 array of that shape, when given), their values checked as
+    :func:`stack` checks them: a NaN, an infinity or a value beyond :data:`MAX_EMBEDDING_ABS` is
+    the same :class:`InputError`, naming ``ids[i]``."""
     hi = len(rows) if hi is None else hi
     if out is None:
         out = np.empty((hi - lo, len(rows[0])), dtype=np.float64)
     np.concatenate(rows[lo:hi], out=out.reshape(-1))
+    bad = _rows_out_of_range(out)
+    if len(bad):
+        i = int(bad[0])
+        raise _bad_component(out[i].tolist(), "embedding").located(candidate_id=ids[lo + i], candidate_index=lo + i)
     return _readonly(out)
 
 
