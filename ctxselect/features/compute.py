@@ -15,6 +15,7 @@ from rapidfuzz import fuzz, process
 from ctxselect.errors import InputError
 from ctxselect.features.contradictions.detect import detect_contradictions
 from ctxselect.features.pairs import PairList, Signals
+from ctxselect.features.providers import best_providers
 from ctxselect.features.query_terms import QueryProbes, query_probes, scan_words
 from ctxselect.features.similarity import (_priority_array, cosine_may_cut, cosine_pairs_until, minhash_pairs,
                                            text_signatures)
@@ -49,13 +50,7 @@ def _priority(packed: PackedCandidates, freshness: np.ndarray) -> np.ndarray:
     value); -1 for the rest."""
     fits = packed.admissible & (packed.tokens <= packed.budget)
     key = np.where(fits, packed.relevance * freshness, -1.0)
-    groups = [packed.aspects[:, a] for a in range(packed.required_aspect_count)]
-    groups += [packed.source == s for s in np.flatnonzero(packed.source_min > 0).tolist()]
-    first = np.zeros(packed.n, dtype=bool)
-    extras = [0] * packed.required_aspect_count + packed.source_min[packed.source_min > 0].tolist()
-    for members, extra in zip(groups, extras):
-        members = np.flatnonzero(members & fits)
-        first[members[np.argsort(-key[members], kind="stable")[:PROVIDERS_FIRST + extra]]] = True
+    first = best_providers(packed, packed.aspects[:, :packed.required_aspect_count], key, fits, PROVIDERS_FIRST)
     return np.where(first, key + 2.0, key)  # relevance x freshness lies in [0, 1]
 
 

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ctxselect.features.providers import best_providers
+from ctxselect.features.providers import smallest as _first
 from ctxselect.kernels.bound import _capped_bound
 from ctxselect.model import validation as checks
 from ctxselect.packing import PackedCandidates
@@ -185,19 +187,6 @@ def upper_bound(problem: Problem, capacity: int, fields=None) -> float:
     return best
 
 
-def _first(key: np.ndarray, k: int) -> np.ndarray:
-    """Positions of the ``k`` smallest keys, ties to the lower position: the set of
-    ``np.argsort(key, kind="stable")[:k]``, in O(n) (a partition, not a sort)."""
-    if k >= len(key):
-        return np.arange(len(key))
-    if k <= 0:
-        return np.zeros(0, dtype=np.int64)
-    threshold = np.partition(key, k - 1)[k - 1]
-    below = np.flatnonzero(key < threshold)
-    ties = np.flatnonzero(key == threshold)[: k - len(below)]
-    return np.concatenate([below, ties])
-
-
 def choose_core(problem: Problem, core_size: int, extra: list[np.ndarray], exact_up_to: int = 0,
                 capacity: int | None = None) -> np.ndarray:
     """Positions of the core: all eligible chunks when there are at most ``max(core_size,
@@ -214,7 +203,7 @@ def choose_core(problem: Problem, core_size: int, extra: list[np.ndarray], exact
     if len(eligible) <= max(core_size, exact_up_to):
         return eligible
     packed = problem.packed
-    whole = eligible if problem.uncut_eligible is None else problem.uncut_eligible  # a cut: by the uncut size
+    whole = problem.eligible if problem.uncut_eligible is None else problem.uncut_eligible  # a cut: by the uncut size
     if np.count_nonzero(whole) >= LP_CORE_FROM:
         r = _relaxation(problem, problem.capacity(True) if capacity is None else capacity)
         lam = r.form(False)[1]  # the price of a token for the chunks' values
@@ -224,15 +213,8 @@ def choose_core(problem: Problem, core_size: int, extra: list[np.ndarray], exact
         value = problem.value[eligible]
         per_token = value / packed.tokens[eligible]
         picks = [eligible[_first(-value, core_size // 2)], eligible[_first(-per_token, core_size // 2)]]
-    per_provider = max(2, core_size // 50)
-    negative = -problem.value
-    for a in range(problem.aspect_gain.size):
-        coverers = np.flatnonzero(problem.covers[:, a] & problem.eligible)
-        picks.append(coverers[_first(negative[coverers], per_provider)])
-    for s in np.flatnonzero(packed.source_min > 0).tolist():
-        members = eligible[packed.source[eligible] == s]
-        need = per_provider + int(packed.source_min[s])
-        picks.append(members[_first(-problem.value[members], need)])
+    providers = best_providers(packed, problem.covers, problem.value, problem.eligible, max(2, core_size // 50))
+    picks.append(np.flatnonzero(providers))
     picks.extend(np.flatnonzero(m) for m in extra)
     return np.unique(np.concatenate(picks))
 
@@ -258,14 +240,7 @@ def reach(packed: PackedCandidates, values: ChunkValues, fits: np.ndarray, capac
     reduced = values.value - lam * packed.tokens
     low, span = (reduced[fits].min(), np.ptp(reduced[fits])) if fits.any() else (0.0, 0.0)
     key = np.where(fits, reduced, low - 1.0)
-    first = np.zeros(packed.n, dtype=bool)
-    per_provider = 2 * max(2, core_size // 50)
-    groups = [values.covers[:, a] for a in range(values.aspect_gain.size)]
-    groups += [packed.source == s for s in np.flatnonzero(packed.source_min > 0).tolist()]
-    extras = [0] * values.aspect_gain.size + packed.source_min[packed.source_min > 0].tolist()
-    for members, extra in zip(groups, extras):
-        members = np.flatnonzero(members & fits)
-        first[members[_first(-values.value[members], per_provider + int(extra))]] = True
+    first = best_providers(packed, values.covers, values.value, fits, 2 * max(2, core_size // 50))  # twice the core's
     count = core_size + LP_TAKEN_FACTOR * int(np.count_nonzero(fits & (reduced > 0) & ~first)) + int(first.sum())
     if np.count_nonzero(fits) <= exact_up_to:  # a problem solved whole: every pair compared (the pairs
         count = packed.n  # between chunks none may select can hold drift that corroboration reads)
