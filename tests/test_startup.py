@@ -26,6 +26,9 @@ cands = [{"id": f"c{i}", "source": "s", "relevance": 0.5 + i / 20, "tokens": 3, 
 assert ctxselect.select(cands, {"token_budget": 7}, method="greedy").ids
 assert "ortools" not in sys.modules  # a baseline needs no solver
 ctxselect.select(cands, {"token_budget": 7}, embeddings=np.eye(6))
+assert "ortools" not in sys.modules  # the branch and bound proved it
+many = [{"id": f"m{i}", "source": f"s{i % 9}", "relevance": (i % 89) / 89, "tokens": 3 + i % 7} for i in range(520)]
+ctxselect.select(many, {"token_budget": 60})  # more than the branch and bound's core: CP-SAT loaded
 """
     loaded = _loaded_after(code)
     assert "ortools" in loaded and "threadpoolctl" in loaded
@@ -92,3 +95,45 @@ print(json.dumps({"spent": spent, "again": ctxselect.warm_up(), "warmed": warmed
     assert result["later"] == []
     assert result["warmed"] > 10 and len(result["spent"]) == 2 and max(result["spent"]) > 0
     assert result["again"] == 0.0
+
+
+def test_a_first_select_loads_what_its_input_runs_outside_its_clock():
+    """Without ``warm_up()``, a fresh process's first optimizing ``select()`` loads only the kernels
+    its input runs, each before its clock starts or under ``load_for`` (whose time is not counted
+    against ``time_limit`` and is reported as ``timings["load"]``): never inside the signals or the
+    solve. Text at n = 40 does not load the cosine's kernels; embeddings then load them, and 700
+    texts MinHash's banding and OR-Tools (more candidates than EXACT_MAX_CORE; below it OR-Tools
+    is imported when CP-SAT first runs)."""
+    code = """
+import json, sys, traceback
+from numba.core import dispatcher
+loads = []
+original = dispatcher.Dispatcher._compile_for_args
+def spy(self, *args, **kwargs):
+    stack = [frame.filename for frame in traceback.extract_stack()]
+    loads.append([self.py_func.__name__, any(f.endswith("warmup.py") for f in stack)])
+    return original(self, *args, **kwargs)
+dispatcher.Dispatcher._compile_for_args = spy
+import ctxselect
+from ctxselect.evaluate.generate import generate_queries
+out = []
+for n, dim in ((40, 0), (40, 16), (700, 0), (40, 0)):
+    q = generate_queries(queries=1, candidates=n, seed=n + dim, embedding_dim=dim)[0]
+    loads.clear()
+    sel = ctxselect.select(q.candidates, q.requirements, q.query)
+    out.append({"n": n, "dim": dim, "loads": list(loads), "load": sel.timings.get("load", 0.0),
+                "ortools": "ortools" in sys.modules, "status": sel.status})
+print(json.dumps(out))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=600)
+    runs = json.loads(out.stdout.strip().splitlines()[-1])
+    for run in runs:
+        outside = [name for name, warming in run["loads"] if not warming]
+        assert outside == [], (run["n"], run["dim"], outside)
+        assert run["status"] != "fallback"
+    first, cosine, lsh, again = runs
+    names = [[name for name, _ in run["loads"]] for run in runs]
+    assert len(names[0]) > 10 and first["load"] == 0.0  # BASE: before the clock
+    assert "_unit_rows" in names[1] and "_unit_rows" not in names[0] and cosine["load"] > 0
+    assert "_band_keys" in names[2] and "_band_keys" not in names[0] and lsh["load"] > 0 and lsh["ortools"]
+    assert names[3] == [] and again["load"] == 0.0

@@ -28,25 +28,30 @@ the constraints).
 
 from __future__ import annotations
 
+import sys
 import time
 import warnings
 from contextlib import contextmanager
 
 import numpy as np
-from numba import objmode
+from llvmlite import ir
+from numba import objmode, types
+from numba.core import cgutils
 from numba.core.errors import NumbaWarning
+from numba.extending import intrinsic, overload
 
 from ctxselect._config import serial
 
-#: Numba's warning when a kernel that reads the clock in object mode (every CLOCK_EVERY nodes) is
-#: compiled with nogil: the kernel runs nothing in parallel, so it says nothing; silenced only
-#: around the compile (``quiet_compile``), never in the user's warning filters.
+#: Numba's warning when a kernel that reads the clock in object mode (:func:`_monotonic_ns_objmode`,
+#: where ``clock_gettime`` is missing) is compiled with nogil: the kernel runs nothing in parallel,
+#: so it says nothing; silenced only around the compile (``quiet_compile``), never in the user's
+#: warning filters.
 OBJMODE_WARNING = ".*Code running in object mode won't allow parallel"
 
 
 @contextmanager
 def quiet_compile():
-    """A context in which compiling the search kernel does not warn about its object-mode clock."""
+    """A context in which compiling the search kernel does not warn about an object-mode clock."""
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=OBJMODE_WARNING, category=NumbaWarning)
         yield
@@ -54,6 +59,49 @@ def quiet_compile():
 PROVEN, LIMIT, INFEASIBLE = 0, 1, 2
 #: How often (in nodes) the kernel reads the clock.
 CLOCK_EVERY = 256
+
+#: ``CLOCK_MONOTONIC`` of the C library's ``clock_gettime`` (64-bit ``struct timespec``) where the
+#: kernel reads it in nopython mode; None elsewhere (object mode).
+CLOCK_MONOTONIC = {"linux": 1, "darwin": 6}.get(sys.platform) if sys.maxsize > 2**32 else None
+
+
+def monotonic_ns() -> int:
+    """Nanoseconds of a monotonic clock (only differences mean anything): ``time.monotonic_ns`` in
+    Python (``NUMBA_DISABLE_JIT=1``); in a kernel ``clock_gettime(CLOCK_MONOTONIC)`` read in nopython
+    mode. An object-mode block is compiled afresh in every process (Numba caches no object-mode
+    code): it was 43 ms of a fresh process's first ``select()``."""
+    return time.monotonic_ns()
+
+
+@intrinsic
+def _clock_gettime_ns(typingctx):
+    """``clock_gettime(CLOCK_MONOTONIC)`` in nanoseconds, called from machine code (the symbol is the
+    C library's, resolved when the kernel is loaded, from the disk cache too)."""
+    def codegen(context, builder, signature, args):
+        i32, i64 = ir.IntType(32), ir.IntType(64)
+        spec = ir.LiteralStructType([i64, i64])  # struct timespec {time_t tv_sec; long tv_nsec}
+        call = cgutils.get_or_insert_function(builder.module, ir.FunctionType(i32, [i32, spec.as_pointer()]),
+                                              "clock_gettime")
+        now = cgutils.alloca_once(builder, spec)
+        builder.call(call, [ir.Constant(i32, CLOCK_MONOTONIC), now])
+        seconds = builder.load(cgutils.gep_inbounds(builder, now, 0, 0))
+        nanoseconds = builder.load(cgutils.gep_inbounds(builder, now, 0, 1))
+        return builder.add(builder.mul(seconds, ir.Constant(i64, 1_000_000_000)), nanoseconds)
+
+    return types.int64(), codegen
+
+
+@serial
+def _monotonic_ns_objmode():
+    """``time.monotonic_ns`` read in object mode: the kernels' clock where ``clock_gettime`` is missing."""
+    with objmode(now="int64"):
+        now = time.monotonic_ns()
+    return now
+
+
+@overload(monotonic_ns)
+def _monotonic_ns_kernel():
+    return (lambda: _clock_gettime_ns()) if CLOCK_MONOTONIC is not None else (lambda: _monotonic_ns_objmode())
 
 
 @serial
@@ -163,10 +211,12 @@ def _flip(i, step, sel, counts, gsel, fam_cnt, fam_code, cov_cnt, row_val, src, 
 @serial
 def _search(w, t, lo, hi, klo, khi, src, caps, need, ig_ptr, ig_grp, mu_cap, ov_ptr, ov_fam, ov_code, n_fam,
             ia_ptr, ia_asp, gain, cov_w, cov_need, rows, row_lo, pen_ptr, pen_nbr, pen_val, hint, lam, mu, nu, r,
-            node_limit, deadline):
+            node_limit, seconds):
     """The branch and bound (module docstring) at the root's multipliers ``lam``, ``mu``, ``nu`` and
-    reduced values ``r`` (:func:`ctxselect.kernels.bnb_bound._root_multipliers`, ``_reduced``):
-    (mask, objective, status, found, nodes)."""
+    reduced values ``r`` (:func:`ctxselect.kernels.bnb_bound._root_multipliers`, ``_reduced``), for at
+    most ``node_limit`` nodes and ``seconds`` (read on :func:`monotonic_ns` at the first node and every
+    :data:`CLOCK_EVERY`): (mask, objective, status, found, nodes)."""
+    started = monotonic_ns()
     m = w.shape[0]
     n_src = caps.shape[0]
     n_asp = gain.shape[0]
@@ -232,12 +282,9 @@ def _search(w, t, lo, hi, klo, khi, src, caps, need, ig_ptr, ig_grp, mu_cap, ov_
         if nodes > node_limit:
             status = LIMIT
             break
-        if nodes % CLOCK_EVERY == 1:  # the first node too: the warm-up compiles the clock read
-            with objmode(now="float64"):
-                now = time.perf_counter()
-            if now > deadline:
-                status = LIMIT
-                break
+        if nodes % CLOCK_EVERY == 1 and (monotonic_ns() - started) * 1e-9 > seconds:  # the first node too
+            status = LIMIT
+            break
         cut = used + suf_t[d] < lo or chosen + (m - d) < klo
         for s in range(n_src):
             if counts[s] + suf_src[d, s] < need[s]:

@@ -6,21 +6,34 @@ from __future__ import annotations
 
 import threading
 import time
+from enum import Enum
 
 import numpy as np
 
 from ctxselect.features.compute import signals as compute_signals
-from ctxselect.features.similarity import minhash_pairs, text_signatures
+from ctxselect.features.similarity import EXHAUSTIVE_PAIR_LIMIT, minhash_pairs, text_signatures
 from ctxselect.packing import pack
 from ctxselect.selection.problem import ObjectiveWeights, build_problem, marginal_gains
 from ctxselect.selection.solvers.core import upper_bound
 from ctxselect.selection.solvers.cpsat import load_solver
-from ctxselect.selection.solvers.exact import load_exact
+from ctxselect.selection.solvers.exact import EXACT_MAX_CORE, load_exact
 from ctxselect.selection.solvers.registry import BASELINES, Method
 
-__all__ = ["warm_up"]
+__all__ = ["warm_up", "load_for"]
 
-_LOADED = False
+
+class _Part(Enum):
+    """What a first call may load, apart: :data:`BASE` before any optimizing ``select()``'s clock
+    starts, the others when its input needs them (:func:`load_for`)."""
+
+    BASE = "the kernels of every call: text, a question, claims, conflict fields, versions; the branch and bound"
+    EMBEDDINGS = "the cosine's kernels"
+    LSH = "MinHash's banding, from EXHAUSTIVE_PAIR_LIMIT pairs"
+    SOLVER = "OR-Tools, for more candidates than the branch and bound's core"
+    MMR = "the MMR baseline (select(method='mmr'), which warms nothing)"
+
+
+_LOADED: set = set()  # the parts loaded in this process
 _LOADING = threading.Lock()  # one thread loads; a concurrent first call waits for it
 
 
@@ -29,12 +42,14 @@ def warm_up() -> float:
     kernel a call with text, a question, claims, a conflict field, versions or embeddings runs.
 
     Call it once where the application starts (a server's start-up, a worker's initializer), so
-    that no user request pays for it. ``select()`` does the same itself before its first
-    optimizing call's clock starts (the result is never a fallback for it), but that call's wall
-    time then includes the loading: 1-1.5 s with Numba's on-disk cache warm on a shared 2-core
-    machine (Numba's import and first start-up 0.7-0.8 s of it), half a minute with the cache cold
-    (docs/deployment.md warms it at build time; benchmarks/first_call.py measures it). Safe from
-    several threads (one loads, the others wait for it); later calls return at once.
+    that no user request pays for it. Without it, an optimizing ``select()`` loads what its own
+    input runs (the kernels of text and the branch and bound before its clock starts; the
+    cosine's, MinHash's banding and OR-Tools when the input needs them, the time they take not
+    counted against its ``time_limit``, and reported as ``timings["load"]``): its wall time then
+    includes the loading, about 0.5 s for 50 candidates with text and Numba's on-disk cache warm on
+    a 2-core machine (benchmarks/first_call.py measures it), half a minute with the cache cold
+    (docs/deployment.md warms it at build time). Safe from several threads (one loads, the others
+    wait for it); later calls return at once.
 
     Kernels that only run on very large inputs (the parallel variants, from 32 MB of text) still
     load on their first use.
@@ -44,44 +59,83 @@ def warm_up() -> float:
     float
         Seconds this call spent loading (0.0 when everything was loaded before).
     """
-    if _LOADED:
-        return 0.0
-    started = time.perf_counter()
-    _load_once()
-    return time.perf_counter() - started
+    return _load(set(_Part))
 
 
 def _load_once() -> None:
-    """Once per process, before the first optimal call's clock starts: import OR-Tools and load
-    (or compile) the kernels a call uses, on a tiny query with text, a question naming a year,
-    claims, a conflict field, versions and embeddings. Without it the first call of a process spent
-    0.5-1 s of its ``time_limit`` loading code (50 s with an empty kernel cache) and returned the
-    fallback baseline where later calls prove the optimum."""
-    global _LOADED
-    if _LOADED:
-        return
+    """Once per process, before the first optimal call's clock starts: load (or compile) the kernels
+    every call runs, on a tiny query with text, a question naming a year, claims, a conflict field
+    and versions. Without it the first call of a process spent 0.5-1 s of its ``time_limit``
+    loading code (50 s with an empty kernel cache) and returned the fallback baseline where later
+    calls prove the optimum."""
+    _load({_Part.BASE})
+
+
+def load_for(packed, similarity: str = "auto", timings: dict | None = None) -> float:
+    """Load the parts an optimizing call on ``packed`` runs beyond :func:`_load_once`'s (the cosine
+    with embeddings, MinHash's banding for many texts, OR-Tools for more candidates than the branch
+    and bound's core); the seconds spent (0.0 when all were loaded, else also ``timings["load"]``),
+    which :func:`ctxselect.select` does not count against its time limit. ``similarity``: the
+    call's ``signal_options`` choice."""
+    parts = {_Part.BASE}
+    cosine = packed.embedding_data is not None and similarity in ("auto", "cosine")
+    if cosine:
+        parts.add(_Part.EMBEDDINGS)
+    if not cosine and similarity != "none" and packed.n * (packed.n - 1) // 2 > EXHAUSTIVE_PAIR_LIMIT:
+        parts.add(_Part.LSH)
+    if packed.n > EXACT_MAX_CORE:
+        parts.add(_Part.SOLVER)
+    spent = _load(parts)
+    if spent and timings is not None:
+        timings["load"] = spent
+    return spent
+
+
+def _load(parts: set) -> float:
+    """Load ``parts`` not loaded yet, once per process; the seconds spent."""
+    if parts <= _LOADED:
+        return 0.0
+    started = time.perf_counter()
     with _LOADING:
-        if not _LOADED:
-            _load_kernels()
-            _LOADED = True
+        for part in _Part:  # BASE first: the others reuse its problem
+            if part in parts and part not in _LOADED:
+                _LOADERS[part]()
+                _LOADED.add(part)
+    return time.perf_counter() - started
 
 
-def _load_kernels() -> None:
-    """:func:`_load_once`'s work, run once."""
-    load_solver()
-    load_exact()  # the branch and bound that solves small models before CP-SAT
+def _tiny_problem(embeddings: bool):
+    """A tiny query's problem, through pack, the signals and the problem's build: text, a question
+    naming a year, claims, a conflict field, versions; with ``embeddings``, 2-d embeddings too."""
     texts = ["The river flooded 3,559 homes in the northern valley district in March 2021 says the report",
              "The river flooded 4,100 homes in the northern valley district in March 2021 says the report"]
-    for embeddings in (None, [[1.0, 0.0], [0.9, 0.1]]):
-        chunks = [{"id": f"w{k}", "source": "s", "tokens": 5, "relevance": 0.5, "text": t, "doc_id": "d",
-                   "version": str(k), "fields": {"f": k}, "timestamp": 1.0e9, "title": "River floods",
-                   **({"embedding": embeddings[k]} if embeddings else {})} for k, t in enumerate(texts)]
-        packed = pack(chunks, {"token_budget": 10, "conflict_fields": ["f"], "now": 1.1e9})
-        weights = ObjectiveWeights.from_mapping(packed.requirements.weights)
-        question = "floods in 2021?"  # its terms found in the signatures' pass (and not: embeddings)
-        problem = build_problem(packed, compute_signals(packed, question), weights, query=question)
+    vectors = [[1.0, 0.0], [0.9, 0.1]]
+    chunks = [{"id": f"w{k}", "source": "s", "tokens": 5, "relevance": 0.5, "text": t, "doc_id": "d",
+               "version": str(k), "fields": {"f": k}, "timestamp": 1.0e9, "title": "River floods",
+               **({"embedding": vectors[k]} if embeddings else {})} for k, t in enumerate(texts)]
+    packed = pack(chunks, {"token_budget": 10, "conflict_fields": ["f"], "now": 1.1e9})
+    weights = ObjectiveWeights.from_mapping(packed.requirements.weights)
+    question = "floods in 2021?"  # its terms found in the signatures' pass (and not: embeddings)
+    return build_problem(packed, compute_signals(packed, question), weights, query=question)
+
+
+def _load_base() -> None:
+    load_exact()  # the branch and bound that solves small models before CP-SAT
+    problem = _tiny_problem(embeddings=False)
     upper_bound(problem, problem.capacity(True))  # the core's bound kernel
-    minhash_pairs(text_signatures(texts)[0], 0.5, exhaustive=False)  # LSH banding (n >= 634 only)
-    for method in (Method.GREEDY, Method.DENSITY, Method.MMR):  # the optimizer's hints, and MMR for warm_up()
+    for method in (Method.GREEDY, Method.DENSITY):  # the optimizer's hints
         BASELINES[method](problem)
     marginal_gains(problem, np.arange(problem.n), np.zeros(problem.aspect_gain.size, dtype=bool), np.zeros(problem.n))
+
+
+def _load_mmr() -> None:
+    BASELINES[Method.MMR](_tiny_problem(embeddings=False))
+
+
+_LOADERS = {
+    _Part.BASE: _load_base,
+    _Part.EMBEDDINGS: lambda: _tiny_problem(embeddings=True),
+    _Part.LSH: lambda: minhash_pairs(text_signatures(["a b c d", "a b c e"])[0], 0.5, exhaustive=False),
+    _Part.SOLVER: load_solver,
+    _Part.MMR: _load_mmr,
+}

@@ -5,6 +5,7 @@ infeasibility only when no subset meets the constraints."""
 
 import itertools
 import math
+import time
 
 import numpy as np
 import pytest
@@ -20,8 +21,8 @@ def _csr(rows, dtype=np.int64):
     return ptr, np.array([v for r in rows for v in r], dtype=dtype)
 
 
-def kernel(md, hint, node_limit=10**8):
-    """The kernel on the twin's model dict."""
+def kernel(md, hint, node_limit=10**8, seconds=None):
+    """The kernel on the twin's model dict (``seconds``: a deadline that far ahead)."""
     m = len(md["w"])
     item_groups = [[g for g, part in enumerate(md["groups"]) if i in part] for i in range(m)]
     ov_ptr, ov_fam = _csr([[f for f, _ in md["families"][i]] for i in range(m)])
@@ -39,7 +40,7 @@ def kernel(md, hint, node_limit=10**8):
         i64(md["need"]), *_csr(item_groups), np.asarray(md["mu_cap"], dtype=np.float64), ov_ptr, ov_fam, ov_code,
         n_fam, *_csr(md["aspects"]), i64(md["gain"]), i64(md["cov_w"]), md["cov_need"],
         np.array(md["rows"], dtype=np.int64).reshape(len(md["rows"]), m), i64(md["row_lo"]), pen_ptr, pen_nbr,
-        pen_val, np.asarray(hint, dtype=bool)), node_limit, 1e18)
+        pen_val, np.asarray(hint, dtype=bool)), node_limit, 1e18 if seconds is None else time.perf_counter() + seconds)
     return np.asarray(mask, dtype=bool), int(objective), int(status), bool(found), int(nodes)
 
 
@@ -176,3 +177,40 @@ def test_edge_inputs(case):
         assert kernel(md, hint)[0].tolist() == got[0].tolist()  # deterministic
     if case == "hint is optimal":
         assert got[0].tolist() == hint
+
+
+def test_the_kernels_clock_is_monotonic_and_read_in_nopython_mode():
+    """``monotonic_ns`` read inside a kernel: ``clock_gettime(CLOCK_MONOTONIC)`` on Linux, the clock
+    of ``time.monotonic_ns`` (so it lies between two Python reads around the call) and never going
+    back; the object-mode reader kept for platforms without ``clock_gettime`` reads the same clock."""
+    import sys
+    import time
+
+    from ctxselect._config import serial
+    from ctxselect.kernels.bnb import CLOCK_MONOTONIC, _monotonic_ns_objmode, monotonic_ns, quiet_compile
+
+    @serial
+    def twice():
+        first = monotonic_ns()
+        total = 0
+        for k in range(100_000):
+            total += k % 7
+        return first, monotonic_ns(), total
+
+    before = time.monotonic_ns()
+    first, second, total = twice()
+    after = time.monotonic_ns()
+    assert total == sum(k % 7 for k in range(100_000)) and first <= second
+    if sys.platform == "linux":
+        assert CLOCK_MONOTONIC == 1 and before <= first <= second <= after
+    with quiet_compile():
+        read = _monotonic_ns_objmode()
+    assert before <= read <= time.monotonic_ns()
+
+
+def test_a_deadline_stops_a_long_search_in_time():
+    """A model whose search runs past 2 s, given 20 ms, stops with LIMIT after a few thousand nodes
+    (the clock read every CLOCK_EVERY nodes), far below its node limit."""
+    md = random_model(np.random.default_rng(0), 400)
+    mask, objective, status, found, nodes = kernel(md, np.zeros(400, dtype=bool), node_limit=500_000, seconds=0.02)
+    assert status == LIMIT and nodes < 100_000

@@ -239,7 +239,7 @@ def run_search(args: tuple, node_limit: int, deadline: float) -> tuple:
     lam, mu, nu, _ = _root_multipliers(wf, tf, float(hi), khi, src, caps, ig_ptr, ig_grp, mu_cap, ia_ptr, ia_asp,
                                        gain.astype(np.float64), float(best) if found else -np.inf, ROOT_STEPS)
     r = _reduced(wf, tf, lam, mu, nu, ig_ptr, ig_grp, ia_ptr, ia_asp)
-    return _search(*args, lam, mu, nu, r, int(node_limit), float(deadline))
+    return _search(*args, lam, mu, nu, r, int(node_limit), float(deadline) - time.perf_counter())
 
 
 def load_exact() -> None:
