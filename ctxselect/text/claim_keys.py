@@ -31,7 +31,7 @@ from ctxselect._config import SERIAL_BYTES
 from ctxselect.kernels.claim_hints import EXOTIC, HAS_DIGIT, MAY_HOLD_DATE, _claim_hints
 from ctxselect.kernels.claims import (SCAN_EXTRA, UNIT_DATE, UNIT_PERCENT, _claim_keys, _claim_keys_serial,
                                      _shared_texts)
-from ctxselect.model.tokens import LETTERS, WORD_CHARACTERS
+from ctxselect.model.tokens import LETTERS, WORD_CHARACTERS, char_class
 from ctxselect.packing import text_buffer
 from ctxselect.text.words import STOPWORDS
 
@@ -49,8 +49,8 @@ BLOCK_BYTES = 1 << 23
 CAP_BYTES = 32
 _MASK = (1 << 64) - 1
 _FNV_OFFSET, _FNV_PRIME, _SALT = 0xCBF29CE484222325, 0x100000001B3, 0x9E3779B97F4A7C15
-_WORD_CLASS = re.compile(f"[{LETTERS}]")  # a context word's first character (text/claims.py)
-_RUN_CLASS = re.compile(f"[{WORD_CHARACTERS}'\\-]")  # ... and its others
+_WORD_CLASS = re.compile(char_class(LETTERS))  # a context word's first character (text/claims.py)
+_RUN_CLASS = re.compile(char_class(WORD_CHARACTERS + "'\\-"))  # ... and its others
 
 
 def word_hash(word: str) -> int:
