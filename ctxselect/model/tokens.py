@@ -85,8 +85,8 @@ from typing import Any, Callable, Iterable, Sequence
 from ctxselect.errors import InputError
 
 __all__ = ["TokenCounter", "TokenizerCounter", "default_token_counter", "set_token_counter", "get_token_counter",
-           "resolve_token_counter", "batch_counted", "WORD", "TOKEN_UNIT", "WORD_CHARACTERS", "LETTERS", "PER_CHARACTER",
-           "char_class"]
+           "resolve_token_counter", "batch_counted", "WORD", "TOKEN_UNIT", "WORD_CHARACTERS", "LETTERS",
+           "PER_CHARACTER", "char_class"]
 
 TokenCounter = Callable[[str], int]
 
