@@ -29,7 +29,7 @@ from functools import lru_cache
 
 from rapidfuzz.distance import Postfix, Prefix
 
-from ctxselect.model.tokens import LETTERS, WORD_CHARACTERS, char_class
+from ctxselect.model.tokens import LETTERS, WORD_CHARACTERS
 from ctxselect.text.words import STOPWORDS
 
 __all__ = ["ClaimScope", "ScopeReader", "claim_scope", "document_key", "is_label_before", "SCOPE_BEFORE",
@@ -52,7 +52,7 @@ _LABEL_WORDS.update(pt="part", vol="volume", ch="chapter", ep="episode", no="num
                     sec="section", art="article", para="paragraph", pp="page", fig="figure", ver="version",
                     mk="mark", div="division")
 _DIGITS = re.compile(r"\d+")
-_WORD = re.compile(char_class(LETTERS) + char_class(WORD_CHARACTERS + "'\\-") + "*")
+_WORD = re.compile(rf"[{LETTERS}][{WORD_CHARACTERS}'\-]*")
 _ROMAN = re.compile(r"[IVXLC]{1,6}|[ivxlc]{1,6}")
 _CODE = re.compile(r"(?i)q[1-4]|fy'?\d+|v\d+(?:\.\d+)*")  # times and versions, not names ("U17" is one)
 _ORDINAL_ENDS = ("st", "nd", "rd", "th", "ST", "ND", "RD", "TH")

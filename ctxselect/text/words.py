@@ -8,7 +8,7 @@ import threading
 from collections import Counter, OrderedDict
 from functools import lru_cache
 
-from ctxselect.model.tokens import LETTERS, WORD, WORD_CHARACTERS, char_class
+from ctxselect.model.tokens import LETTERS, WORD, WORD_CHARACTERS
 
 __all__ = ["content_terms", "last_content_words", "first_content_word", "number_text", "number_value", "numbers_in",
            "number_tokens", "numbers_of", "years_in", "TextCache", "STOPWORDS"]
@@ -54,7 +54,7 @@ def _terms_of(text: str) -> frozenset[str]:
 
 #: A context word of a claim (text/claims.py): a word (:data:`ctxselect.model.tokens.WORD`) that starts
 #: with a letter, with ``'`` and ``-`` joining words ("o'neil", "long-term"); a run starting with a digit is a number.
-_WORD = re.compile(char_class(LETTERS) + char_class(WORD_CHARACTERS + "'\\-") + "*")
+_WORD = re.compile(rf"[{LETTERS}][{WORD_CHARACTERS}'\-]*")
 #: ASCII -> a space for what ends a context word (all but letters, digits, ``'`` and ``-``), lower case for a letter.
 _BREAKS = bytes(ord(chr(k).lower()) if chr(k).isalnum() or chr(k) in "'-" else 32 for k in range(128)) + b" " * 128
 _NO_START = "0123456789'-"  # what a run of _words_of holds before its word (strip it: no-op on a word)
