@@ -106,13 +106,19 @@ class _CtxselectCacheLocator(caching._SourceFileBackedLocatorMixin, caching._Cac
         if CACHE_DIR is None or not os.path.abspath(py_file).startswith(_PACKAGE_DIR + os.sep):
             return None
         locator = cls(py_func, py_file)
-        if CACHE_READ_ONLY:
-            return locator  # loads what is there; _LoadOnlyCache never saves
+        if CACHE_READ_ONLY or locator._cache_path in _ENSURED:
+            return locator  # loads what is there (_LoadOnlyCache never saves); or a folder checked already
         try:
             locator.ensure_cache_path()
         except OSError:
             return None
+        _ENSURED.add(locator._cache_path)
         return locator
+
+
+#: Cache folders made and found writable in this process: the kernels of one source file share one,
+#: and checking it again for each of ~90 kernels (a stat, a temporary file) was 15 ms of the imports.
+_ENSURED: set = set()
 
 
 class _LoadOnlyCache(caching.FunctionCache):
