@@ -122,6 +122,7 @@ for n, dim in ((40, 0), (40, 16), (700, 0), (40, 0)):
     loads.clear()
     sel = ctxselect.select(q.candidates, q.requirements, q.query)
     out.append({"n": n, "dim": dim, "loads": list(loads), "load": sel.timings.get("load", 0.0),
+                "model": sel.timings.get("model", 0.0),
                 "ortools": "ortools" in sys.modules, "status": sel.status})
 print(json.dumps(out))
 """
@@ -133,7 +134,9 @@ print(json.dumps(out))
         assert run["status"] != "fallback"
     first, cosine, lsh, again = runs
     names = [[name for name, _ in run["loads"]] for run in runs]
-    assert len(names[0]) > 10 and first["load"] == 0.0  # BASE: before the clock
+    assert len(names[0]) > 10  # BASE: before the clock
+    assert (first["load"] > 0) == first["ortools"]  # OR-Tools imported by a CP-SAT solve: loading, outside the clock
+    assert not first["ortools"] or first["model"] < first["load"]  # (not inside CP-SAT's model building)
     assert "_unit_rows" in names[1] and "_unit_rows" not in names[0] and cosine["load"] > 0
     assert "_band_keys" in names[2] and "_band_keys" not in names[0] and lsh["load"] > 0 and lsh["ortools"]
     assert names[3] == [] and again["load"] == 0.0
