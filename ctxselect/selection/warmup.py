@@ -44,8 +44,9 @@ def warm_up() -> float:
     Call it once where the application starts (a server's start-up, a worker's initializer), so
     that no user request pays for it. Without it, an optimizing ``select()`` loads what its own
     input runs (the kernels of text and the branch and bound before its clock starts; the
-    cosine's, MinHash's banding and OR-Tools when the input needs them, the time they take not
-    counted against its ``time_limit``, and reported as ``timings["load"]``): its wall time then
+    cosine's, MinHash's banding and OR-Tools when the input or its first CP-SAT solve needs them,
+    the time they take not counted against its ``time_limit``, and reported as
+    ``timings["load"]``): its wall time then
     includes the loading, about 0.5 s for 50 candidates with text and Numba's on-disk cache warm on
     a 2-core machine (benchmarks/first_call.py measures it), half a minute with the cache cold
     (docs/deployment.md warms it at build time). Safe from several threads (one loads, the others
