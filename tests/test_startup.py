@@ -27,8 +27,8 @@ assert ctxselect.select(cands, {"token_budget": 7}, method="greedy").ids
 assert "ortools" not in sys.modules  # a baseline needs no solver
 ctxselect.select(cands, {"token_budget": 7}, embeddings=np.eye(6))
 assert "ortools" not in sys.modules  # the branch and bound proved it
-many = [{"id": f"m{i}", "source": f"s{i % 9}", "relevance": (i % 89) / 89, "tokens": 3 + i % 7} for i in range(520)]
-ctxselect.select(many, {"token_budget": 60})  # more than the branch and bound's core: CP-SAT loaded
+ctxselect.select(cands, {"token_budget": 7}, weights={"relevance": 1e6, "coverage": 1e6})  # beyond the
+# branch and bound's floats: CP-SAT's, and OR-Tools imported
 """
     loaded = _loaded_after(code)
     assert "ortools" in loaded and "threadpoolctl" in loaded
@@ -101,9 +101,10 @@ def test_a_first_select_loads_what_its_input_runs_outside_its_clock():
     """Without ``warm_up()``, a fresh process's first optimizing ``select()`` loads only the kernels
     its input runs, each before its clock starts or under ``load_for`` (whose time is not counted
     against ``time_limit`` and is reported as ``timings["load"]``): never inside the signals or the
-    solve. Text at n = 40 does not load the cosine's kernels; embeddings then load them, and 700
-    texts MinHash's banding and OR-Tools (more candidates than EXACT_MAX_CORE; below it OR-Tools
-    is imported when CP-SAT first runs)."""
+    solve. Text at n = 40 does not load the cosine's kernels; embeddings then load them, 700 texts
+    MinHash's banding, 300 its parallel all-pairs kernel; candidates without text load nothing
+    more (their empty buffer is read-only like the others: no second compiled version). OR-Tools,
+    when the first query's CP-SAT solve imports it, is loading too."""
     code = """
 import json, sys, traceback
 from numba.core import dispatcher
@@ -117,10 +118,11 @@ dispatcher.Dispatcher._compile_for_args = spy
 import ctxselect
 from ctxselect.evaluate.generate import generate_queries
 out = []
-for n, dim in ((40, 0), (40, 16), (700, 0), (40, 0)):
-    q = generate_queries(queries=1, candidates=n, seed=n + dim, embedding_dim=dim)[0]
+for n, dim in ((40, 0), (40, 16), (700, 0), (300, 0), (40, -1), (40, 0)):
+    q = generate_queries(queries=1, candidates=n, seed=n + dim, embedding_dim=max(dim, 0))[0]
+    cands = q.candidates if dim >= 0 else [{**c.to_dict(), "text": ""} for c in q.candidates]  # -1: no text
     loads.clear()
-    sel = ctxselect.select(q.candidates, q.requirements, q.query)
+    sel = ctxselect.select(cands, q.requirements, q.query)
     out.append({"n": n, "dim": dim, "loads": list(loads), "load": sel.timings.get("load", 0.0),
                 "model": sel.timings.get("model", 0.0),
                 "ortools": "ortools" in sys.modules, "status": sel.status})
@@ -132,11 +134,12 @@ print(json.dumps(out))
         outside = [name for name, warming in run["loads"] if not warming]
         assert outside == [], (run["n"], run["dim"], outside)
         assert run["status"] != "fallback"
-    first, cosine, lsh, again = runs
+    first, cosine, lsh, pairs, textless, again = runs
     names = [[name for name, _ in run["loads"]] for run in runs]
     assert len(names[0]) > 10  # BASE: before the clock
     assert (first["load"] > 0) == first["ortools"]  # OR-Tools imported by a CP-SAT solve: loading, outside the clock
     assert not first["ortools"] or first["model"] < first["load"]  # (not inside CP-SAT's model building)
     assert "_unit_rows" in names[1] and "_unit_rows" not in names[0] and cosine["load"] > 0
-    assert "_band_keys" in names[2] and "_band_keys" not in names[0] and lsh["load"] > 0 and lsh["ortools"]
-    assert names[3] == [] and again["load"] == 0.0
+    assert "_band_keys" in names[2] and "_band_keys" not in names[0] and lsh["load"] > 0
+    assert "_all_pairs_above" in names[3] and pairs["load"] > 0  # 201-632 texts: MinHash's parallel pairs
+    assert names[4] == [] and names[5] == [] and again["load"] == 0.0  # no text: the kernels BASE loaded

@@ -82,7 +82,7 @@ def _clock_gettime_ns(typingctx):
         spec = ir.LiteralStructType([i64, i64])  # struct timespec {time_t tv_sec; long tv_nsec}
         call = cgutils.get_or_insert_function(builder.module, ir.FunctionType(i32, [i32, spec.as_pointer()]),
                                               "clock_gettime")
-        now = cgutils.alloca_once(builder, spec)
+        now = cgutils.alloca_once(builder, spec, zfill=True)  # (CLOCK_MONOTONIC does not fail: its result unread)
         builder.call(call, [ir.Constant(i32, CLOCK_MONOTONIC), now])
         seconds = builder.load(cgutils.gep_inbounds(builder, now, 0, 0))
         nanoseconds = builder.load(cgutils.gep_inbounds(builder, now, 0, 1))

@@ -104,17 +104,29 @@ def char_class(body: str) -> str:
     a pattern, about 16 ms of a fresh process's imports), and that of the negation holds only the
     few characters left out (the astral range beyond it stays a range). Matching is as fast for
     :data:`WORD` and faster for the CJK classes, but 25 % slower for the repeated class of a claim's
-    context words (text/words.py), which keeps the plain form: it runs on every call."""
+    context words (text/words.py), which keeps the plain form: it runs on every call. For patterns
+    compiled without flags (under ``re.IGNORECASE`` the two forms differ); a body other than
+    characters, ranges and escaped punctuation (``\\d``, a leading ``^``, a backward range) is a
+    ``ValueError``."""
+    if body.startswith("^"):
+        raise ValueError("char_class: a negated body is not supported")
+
+    def literal(k: int) -> tuple[int, int]:  # (the character at k, the index after it); "\\x" is x
+        if body[k] != "\\":
+            return ord(body[k]), k + 1
+        if k + 1 == len(body) or body[k + 1].isalnum():
+            raise ValueError(f"char_class: only escaped punctuation is supported, not {body[k:k + 2]!r}")
+        return ord(body[k + 1]), k + 2
+
     ranges, k = [], 0
     while k < len(body):
-        k += body[k] == "\\"  # an escaped character is itself
-        lo = hi = ord(body[k])
-        if k + 2 < len(body) and body[k + 1] == "-":
-            k += 2
-            k += body[k] == "\\"
-            hi = ord(body[k])
+        lo, k = literal(k)
+        hi = lo
+        if k + 1 < len(body) and body[k] == "-":
+            hi, k = literal(k + 1)
+            if hi < lo:
+                raise ValueError(f"char_class: a range runs backwards ({chr(lo)!r}-{chr(hi)!r})")
         ranges.append((lo, hi))
-        k += 1
     rest, start = [], 0
     for lo, hi in sorted(ranges):
         if lo > start:

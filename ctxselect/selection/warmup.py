@@ -10,13 +10,14 @@ from enum import Enum
 
 import numpy as np
 
+from ctxselect._config import SERIAL_PAIRS
 from ctxselect.features.compute import signals as compute_signals
 from ctxselect.features.similarity import EXHAUSTIVE_PAIR_LIMIT, minhash_pairs, text_signatures
 from ctxselect.packing import pack
 from ctxselect.selection.problem import ObjectiveWeights, build_problem, marginal_gains
 from ctxselect.selection.solvers.core import upper_bound
 from ctxselect.selection.solvers.cpsat import load_solver
-from ctxselect.selection.solvers.exact import EXACT_MAX_CORE, load_exact
+from ctxselect.selection.solvers.exact import load_exact
 from ctxselect.selection.solvers.registry import BASELINES, Method
 
 __all__ = ["warm_up", "load_for"]
@@ -28,8 +29,9 @@ class _Part(Enum):
 
     BASE = "the kernels of every call: text, a question, claims, conflict fields, versions; the branch and bound"
     EMBEDDINGS = "the cosine's kernels"
+    PAIRS = "MinHash's all-pairs kernel in parallel, from SERIAL_PAIRS to EXHAUSTIVE_PAIR_LIMIT pairs"
     LSH = "MinHash's banding, from EXHAUSTIVE_PAIR_LIMIT pairs"
-    SOLVER = "OR-Tools, for more candidates than the branch and bound's core"
+    SOLVER = "OR-Tools (warm_up() only: a first CP-SAT solve imports it outside its time limit)"
     MMR = "the MMR baseline (select(method='mmr'), which warms nothing)"
 
 
@@ -44,16 +46,16 @@ def warm_up() -> float:
     Call it once where the application starts (a server's start-up, a worker's initializer), so
     that no user request pays for it. Without it, an optimizing ``select()`` loads what its own
     input runs (the kernels of text and the branch and bound before its clock starts; the
-    cosine's, MinHash's banding and OR-Tools when the input or its first CP-SAT solve needs them,
-    the time they take not counted against its ``time_limit``, and reported as
-    ``timings["load"]``): its wall time then
-    includes the loading, about 0.5 s for 50 candidates with text and Numba's on-disk cache warm on
+    cosine's, MinHash's parallel pairs and banding when the input needs them, OR-Tools when its
+    first CP-SAT solve does, the time they take not counted against its ``time_limit`` and
+    reported as ``timings["load"]``): its wall time then includes the loading, about 0.5 s for 50
+    candidates with text and Numba's on-disk cache warm on
     a 2-core machine (benchmarks/first_call.py measures it), half a minute with the cache cold
     (docs/deployment.md warms it at build time). Safe from several threads (one loads, the others
     wait for it); later calls return at once.
 
-    Kernels that only run on very large inputs (the parallel variants, from 32 MB of text) still
-    load on their first use.
+    Kernels that only run on very large inputs (the parallel text kernels, from 32 MB of text)
+    still load on their first use.
 
     Returns
     -------
@@ -74,18 +76,19 @@ def _load_once() -> None:
 
 def load_for(packed, similarity: str = "auto", timings: dict | None = None) -> float:
     """Load the parts an optimizing call on ``packed`` runs beyond :func:`_load_once`'s (the cosine
-    with embeddings, MinHash's banding for many texts, OR-Tools for more candidates than the branch
-    and bound's core); the seconds spent (0.0 when all were loaded, else also ``timings["load"]``),
-    which :func:`ctxselect.select` does not count against its time limit. ``similarity``: the
-    call's ``signal_options`` choice."""
+    with embeddings; MinHash's parallel all-pairs kernel from 201 texts, its banding from 633); the
+    seconds spent (0.0 when all were loaded, else also ``timings["load"]``), which
+    :func:`ctxselect.select` does not count against its time limit. ``similarity``: the call's
+    ``signal_options`` choice. OR-Tools is imported by the first CP-SAT solve, outside the limit
+    too (:func:`ctxselect.selection.solvers.cpsat.solver_loaded`): the branch and bound proves most
+    small problems without it."""
     parts = {_Part.BASE}
     cosine = packed.embedding_data is not None and similarity in ("auto", "cosine")
+    pairs = packed.n * (packed.n - 1) // 2
     if cosine:
         parts.add(_Part.EMBEDDINGS)
-    if not cosine and similarity != "none" and packed.n * (packed.n - 1) // 2 > EXHAUSTIVE_PAIR_LIMIT:
-        parts.add(_Part.LSH)
-    if packed.n > EXACT_MAX_CORE:
-        parts.add(_Part.SOLVER)
+    elif similarity != "none" and pairs >= SERIAL_PAIRS:
+        parts.add(_Part.PAIRS if pairs <= EXHAUSTIVE_PAIR_LIMIT else _Part.LSH)
     spent = _load(parts)
     if spent and timings is not None:
         timings["load"] = spent
@@ -136,6 +139,8 @@ def _load_mmr() -> None:
 _LOADERS = {
     _Part.BASE: _load_base,
     _Part.EMBEDDINGS: lambda: _tiny_problem(embeddings=True),
+    _Part.PAIRS: lambda: minhash_pairs(np.repeat(text_signatures(["a b c d", "a b c e"])[0], 101, axis=0), 0.5,
+                                       exhaustive=True),  # 202 rows: SERIAL_PAIRS or more, the parallel kernel
     _Part.LSH: lambda: minhash_pairs(text_signatures(["a b c d", "a b c e"])[0], 0.5, exhaustive=False),
     _Part.SOLVER: load_solver,
     _Part.MMR: _load_mmr,

@@ -37,3 +37,11 @@ def test_the_patterns_built_from_them_find_what_the_plain_classes_found():
         assert words._WORD.findall(text) == claim_scope._WORD.findall(text) == plain_context.findall(text)
         assert claim_keys._WORD_CLASS.findall(text) == plain_letter.findall(text)
         assert claim_keys._RUN_CLASS.findall(text) == plain_run.findall(text)
+
+
+@pytest.mark.parametrize("body", ["^a", "\\d", "a\\", "z-a", "a-\\n"])
+def test_a_body_it_cannot_read_exactly_is_refused(body):
+    """A negated body, an escape that is a class (``\\d``) or a dangling one, a range running
+    backwards: a ``ValueError``, never a class that silently matches other characters."""
+    with pytest.raises(ValueError, match="char_class"):
+        char_class(body)

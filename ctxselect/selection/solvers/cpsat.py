@@ -45,7 +45,8 @@ from ctxselect.selection.solvers.model_data import (
     scaled,
 )
 
-__all__ = ["OptimalResult", "load_solver", "solve_optimal", "SCALE", "upper_bound", "choose_core"]
+__all__ = ["OptimalResult", "load_solver", "solver_loaded", "solve_optimal", "SCALE", "upper_bound",
+           "choose_core"]
 
 SCALE = SOLVER_SCALE  # objective coefficients are rounded to 1e-6
 
@@ -65,10 +66,10 @@ def _helper():
     return cp_model_helper
 
 
-def _solver_loaded() -> float:
+def solver_loaded() -> float:
     """Seconds spent importing OR-Tools now, 0.0 when it was imported: the first CP-SAT solve of a
-    process that did not load it beforehand (:func:`ctxselect.selection.warmup.load_for` does above
-    EXACT_MAX_CORE candidates) imports it outside its time limit, as ``timings["load"]``."""
+    process that did not load it beforehand (``warm_up()`` does) imports it outside its time limit,
+    as ``timings["load"]`` (:func:`solve_optimal`, and the closest freshness's tier)."""
     if "ortools.sat.python.cp_model_helper" in sys.modules:
         return 0.0
     started = time.perf_counter()
@@ -199,7 +200,7 @@ def solve_optimal(
         if exact is not None:  # a limit: its best selection is CP-SAT's hint
             hint = exact.mask if exact.mask is not None else hint
             extra = {"exact": sum(exact.timings.values())}
-    loading = _solver_loaded()  # OR-Tools' import, a process's first time: not counted against time_limit
+    loading = solver_loaded()  # OR-Tools' import, a process's first time: not counted against time_limit
     if loading:
         started, extra = started + loading, {**extra, "load": loading}
     modelled = time.perf_counter()  # CP-SAT's model starts (after the branch and bound, when it ran)

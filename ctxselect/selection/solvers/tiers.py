@@ -13,7 +13,7 @@ import numpy as np
 from ctxselect.selection.constraints import satisfies
 from ctxselect.selection.diagnosis import diagnose
 from ctxselect.selection.problem import Problem, score
-from ctxselect.selection.solvers.cpsat import solve_optimal, upper_bound
+from ctxselect.selection.solvers.cpsat import solve_optimal, solver_loaded, upper_bound
 from ctxselect.selection.solvers.freshness import FRESHNESS_SLACK, closest_freshness, with_freshness_floor
 from ctxselect.selection.solvers.registry import BASELINES, Method
 
@@ -207,6 +207,10 @@ def _closest_freshness_tier(problem: Problem, hint, deadline: float, core_size: 
     """The gate kept with its freshness floor lowered to the closest feasible φ*
     (:mod:`ctxselect.selection.solvers.freshness`), or None when the gate's other conditions
     cannot be met either (the gate is then dropped whole)."""
+    loading = solver_loaded()  # its CP-SAT steps: OR-Tools' first import outside the time limit
+    if loading:
+        deadline += loading
+        _add_timings(timings, {"load": loading})
     started = time.perf_counter()
     found = closest_freshness(problem, deadline=deadline, core_size=core_size, exact_up_to=exact_up_to,
                               ceiling=ceiling)
