@@ -117,7 +117,8 @@ class _CtxselectCacheLocator(caching._SourceFileBackedLocatorMixin, caching._Cac
 
 
 #: Cache folders made and found writable in this process: the kernels of one source file share one,
-#: and checking it again for each of ~90 kernels (a stat, a temporary file) was 15 ms of the imports.
+#: and checking it again for each of ~90 kernels (a stat, a temporary file) took about 5 ms of the
+#: imports (the kernel modules: 34 -> 29 ms).
 _ENSURED: set = set()
 
 

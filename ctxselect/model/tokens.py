@@ -101,13 +101,13 @@ def char_class(body: str) -> str:
     characters, ``a-b`` ranges and backslash-escaped characters, as :data:`WORD_CHARACTERS`),
     written as the negation of the rest: Python's regex compiler fills a 65,536-entry map, one
     character at a time, for each range of the body inside the Basic Multilingual Plane (1.5-4.5 ms
-    a pattern, about 16 ms of a fresh process's imports), and that of the negation holds only the
-    few characters left out (the astral range beyond it stays a range). Matching is as fast for
-    :data:`WORD` and faster for the CJK classes, but 25 % slower for the repeated class of a claim's
-    context words (text/words.py), which keeps the plain form: it runs on every call. For patterns
-    compiled without flags (under ``re.IGNORECASE`` the two forms differ); a body other than
-    characters, ranges and escaped punctuation (``\\d``, a leading ``^``, a backward range) is a
-    ``ValueError``."""
+    a pattern: ctxselect's regular expressions took 22-24 ms of a fresh process's imports, now 11),
+    and that of the negation holds only the few characters left out (the astral range beyond it
+    stays a range). Matching is as fast for :data:`WORD` and faster for the CJK classes, but 25 %
+    slower for the repeated class of a claim's context words (text/words.py), which keeps the plain
+    form: it runs on every call. For patterns compiled without flags (under ``re.IGNORECASE`` the
+    two forms differ); a body other than characters, ranges and escaped punctuation (``\\d``, a
+    leading ``^``, a backward range) is a ``ValueError``."""
     if body.startswith("^"):
         raise ValueError("char_class: a negated body is not supported")
 
