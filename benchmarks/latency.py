@@ -40,11 +40,12 @@ def instance(n: int, seed: int, dim: int = 0):
     return query.candidates, requirements, query.query
 
 
-def as_matrix(inst):
-    """``instance``'s query with the embeddings taken off the candidates into one (n, d) float64
-    array, as a caller holding a vector store's matrix passes them (``select(embeddings=)``)."""
+def as_matrix(inst, matrix: bool = True):
+    """``instance``'s query and ``select()``'s options: with ``matrix``, the embeddings taken off the
+    candidates into one (n, d) float64 array, as a caller holding a vector store's matrix passes
+    them (``select(embeddings=)``); else the query as it is."""
     candidates, requirements, question = inst
-    if not candidates or candidates[0].embedding is None:
+    if not matrix or not candidates or candidates[0].embedding is None:
         return inst, {}
     rows = np.stack([c.embedding for c in candidates])
     return ([dataclasses.replace(c, embedding=None) for c in candidates], requirements, question), {"embeddings": rows}
@@ -69,12 +70,12 @@ def timed(candidates, requirements, question, method: str, **options):
 
 def measure(n: int, calls: int, dim: int = 0, methods=("optimal", "greedy"), matrix: bool = False) -> dict:
     rows = {m: {"cpu": [], "wall": [], "status": [], "gap": [], "objective": []} for m in methods}
-    warm, options = as_matrix(instance(n, -1, dim)) if matrix else (instance(n, -1, dim), {})
+    warm, options = as_matrix(instance(n, -1, dim), matrix)
     for m in methods:  # compile / import once, as a long-running assembler has
         timed(*warm, m, **options)
     for k in range(calls):
         inst = instance(n, k, dim)
-        given, options = as_matrix(inst) if matrix else (inst, {})
+        given, options = as_matrix(inst, matrix)
         for m in methods:
             sel, cpu, wall = timed(*given, m, **options)
             row = rows[m]
@@ -143,11 +144,9 @@ def main(argv=None) -> None:
         import cProfile
         import pstats
 
-        warm, options = as_matrix(instance(args.profile, -1, args.dim)) if args.matrix else (
-            instance(args.profile, -1, args.dim), {})
+        warm, options = as_matrix(instance(args.profile, -1, args.dim), args.matrix)
         timed(*warm, "optimal", **options)
-        inst, options = as_matrix(instance(args.profile, 0, args.dim)) if args.matrix else (
-            instance(args.profile, 0, args.dim), {})
+        inst, options = as_matrix(instance(args.profile, 0, args.dim), args.matrix)
         clear_text_caches()
         prof = cProfile.Profile()
         prof.runcall(ctxselect.select, *inst, method="optimal", **options)

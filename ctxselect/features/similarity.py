@@ -3,8 +3,7 @@
 These functions validate and prepare arrays, then call the jitted kernels; they return ``(i, j, weight)``
 arrays with i < j, sorted by (i, j), holding only pairs at or above the threshold (``cosine_pairs_until``
 also the rows it compared when a deadline or a reach cut it). Memory: the unit rows, block x TILE_COLUMNS
-similarities and the pairs; no n x n matrix is ever built.
-"""
+similarities and the pairs; no n x n matrix is ever built."""
 
 from __future__ import annotations
 
@@ -30,13 +29,12 @@ from ctxselect.model.embeddings import HeldRows, stack_rows
 from ctxselect.packing import text_buffer
 
 __all__ = ["cosine_may_cut", "cosine_pairs", "cosine_pairs_until", "signature_rows", "text_signatures", "minhash_pairs",
-           "lsh_bands", "one_blas_thread", "EXHAUSTIVE_PAIR_LIMIT", "ONE_BLAS_THREAD_WORK", "TILE_COLUMNS",
-           "UNCUT_WORK"]
+           "minhash_route", "lsh_bands", "one_blas_thread", "EXHAUSTIVE_PAIR_LIMIT", "ONE_BLAS_THREAD_WORK",
+           "TILE_COLUMNS", "UNCUT_WORK"]
 
 # Up to this many pairs, MinHash compares every pair; above it, LSH banding proposes candidates.
 EXHAUSTIVE_PAIR_LIMIT = 200_000
-# Below these sizes the serial kernels are faster than the parallel ones (measured: 24 texts took
-# 2.9 ms to sign and 4.3 ms to compare in parallel, 0.1 ms serially).
+# An LSH bucket larger than this proposes a chain of neighbours, not every pair of its members.
 MAX_BUCKET = 400
 # float32 tiles: identical vectors may score 0.99999994; accept pairs this close to the threshold
 COSINE_TOLERANCE = 1e-5
@@ -351,9 +349,9 @@ def _joined(parts):
 
 
 def signature_rows(offsets: np.ndarray, bins: int) -> np.ndarray:
-    """The matrix a signing kernel of :mod:`ctxselect.kernels.words` writes (uint64, one row per text
-    of ``offsets``), allocated by NumPy, which asks Linux for huge pages for a large array (a
-    kernel's own allocation does not: 5,000 page faults a call for 20 MB at n = 20,000)."""
+    """The matrix a signing kernel of :mod:`ctxselect.kernels.words` writes (uint64, one row per text of
+    ``offsets``), allocated by NumPy, which asks Linux for huge pages for a large array (a kernel's own
+    allocation does not: 5,000 page faults a call for 20 MB at n = 20,000)."""
     return np.empty((len(offsets) - 1, bins), dtype=np.uint64)
 
 
@@ -376,20 +374,23 @@ def lsh_bands(threshold: float, bins: int) -> int:
     return best
 
 
-def minhash_pairs(signatures: np.ndarray, threshold: float, *, exhaustive: bool | None = None):
-    """Pairs whose signature similarity (estimated Jaccard) is >= threshold.
+def minhash_route(n: int, exhaustive: bool | None = None) -> str:
+    """How :func:`minhash_pairs` compares n signatures: every pair, "serial" or "parallel" (below or from
+    SERIAL_PAIRS pairs), or "lsh" banding (above :data:`EXHAUSTIVE_PAIR_LIMIT` pairs, or ``exhaustive=False``)."""
+    pairs = n * (n - 1) // 2
+    exhaustive = pairs <= EXHAUSTIVE_PAIR_LIMIT if exhaustive is None else exhaustive
+    return "lsh" if not exhaustive else "serial" if pairs < SERIAL_PAIRS else "parallel"
 
-    Small sets compare every pair; larger ones take candidate pairs from LSH banding (buckets
-    larger than ``MAX_BUCKET`` contribute a chain of neighbours) and estimate only those.
-    """
+
+def minhash_pairs(signatures: np.ndarray, threshold: float, *, exhaustive: bool | None = None):
+    """Pairs whose signature similarity (estimated Jaccard) is >= threshold: every pair of a small set,
+    else those LSH banding proposes (:func:`minhash_route`; a bucket over MAX_BUCKET gives a chain)."""
     n, bins = signatures.shape
     if n < 2:
         return _empty_pairs()
-    if exhaustive is None:
-        exhaustive = n * (n - 1) // 2 <= EXHAUSTIVE_PAIR_LIMIT
-    if exhaustive:
-        kernel = _all_pairs_above_serial if n * (n - 1) // 2 < SERIAL_PAIRS else _all_pairs_above
-        return kernel(signatures, threshold)
+    route = minhash_route(n, exhaustive)
+    if route != "lsh":
+        return (_all_pairs_above_serial if route == "serial" else _all_pairs_above)(signatures, threshold)
     keys = _band_keys(signatures, lsh_bands(threshold, bins))
     i, j = _lsh_pairs(keys, MAX_BUCKET)
     code = np.unique(i * n + j)

@@ -265,18 +265,18 @@ def stack_rows(rows: HeldRows, ids: Sequence[str], lo: int = 0, hi: int | None =
     if out is None:
         out = np.empty((hi - lo, len(rows[0])), dtype=np.float64)
     np.concatenate(rows[lo:hi], out=out.reshape(-1))
-    bad = _rows_out_of_range(out)
-    if len(bad):
-        i = int(bad[0])
-        raise _bad_component(out[i].tolist(), "embedding").located(candidate_id=ids[lo + i], candidate_index=lo + i)
+    _raise_out_of_range(out, ids, lambda i: "embedding", offset=lo)
     return _readonly(out)
 
 
-def _raise_out_of_range(mat: np.ndarray, ids: Sequence[str | None], field_of: Callable[[int], str]) -> None:
+def _raise_out_of_range(mat: np.ndarray, ids: Sequence[str | None], field_of: Callable[[int], str],
+                        offset: int = 0) -> None:
+    """The InputError of the first row of ``mat`` out of range (:func:`_rows_out_of_range`), if any;
+    row ``i`` of ``mat`` is candidate ``offset + i``."""
     bad = _rows_out_of_range(mat)
     if len(bad):
-        i = int(bad[0])
-        err = _bad_component(mat[i].tolist(), field_of(i))
+        i = offset + int(bad[0])
+        err = _bad_component(mat[i - offset].tolist(), field_of(i))
         raise err.located(candidate_id=ids[i], candidate_index=i)
 
 

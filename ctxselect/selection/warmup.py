@@ -10,9 +10,8 @@ from enum import Enum
 
 import numpy as np
 
-from ctxselect._config import SERIAL_PAIRS
 from ctxselect.features.compute import signals as compute_signals
-from ctxselect.features.similarity import EXHAUSTIVE_PAIR_LIMIT, minhash_pairs, text_signatures
+from ctxselect.features.similarity import minhash_pairs, minhash_route, text_signatures
 from ctxselect.packing import pack
 from ctxselect.selection.problem import ObjectiveWeights, build_problem, marginal_gains
 from ctxselect.selection.solvers.core import upper_bound
@@ -29,12 +28,14 @@ class _Part(Enum):
 
     BASE = "the kernels of every call: text, a question, claims, conflict fields, versions; the branch and bound"
     EMBEDDINGS = "the cosine's kernels"
-    PAIRS = "MinHash's all-pairs kernel in parallel, from SERIAL_PAIRS to EXHAUSTIVE_PAIR_LIMIT pairs"
-    LSH = "MinHash's banding, from EXHAUSTIVE_PAIR_LIMIT pairs"
+    PAIRS = "MinHash's all-pairs kernel in parallel (minhash_route 'parallel': 201-632 texts)"
+    LSH = "MinHash's banding (minhash_route 'lsh': 633 texts on)"
     SOLVER = "OR-Tools (warm_up() only: a first CP-SAT solve imports it outside its time limit)"
     MMR = "the MMR baseline (select(method='mmr'), which warms nothing)"
 
 
+#: The part of each way :func:`~ctxselect.features.similarity.minhash_pairs` compares beyond BASE's (serial).
+_ROUTES = {"parallel": _Part.PAIRS, "lsh": _Part.LSH}
 _LOADED: set = set()  # the parts loaded in this process
 _LOADING = threading.Lock()  # one thread loads; a concurrent first call waits for it
 
@@ -83,12 +84,10 @@ def load_for(packed, similarity: str = "auto", timings: dict | None = None) -> f
     too (:func:`ctxselect.selection.solvers.cpsat.solver_loaded`): the branch and bound proves most
     small problems without it."""
     parts = {_Part.BASE}
-    cosine = packed.embedding_data is not None and similarity in ("auto", "cosine")
-    pairs = packed.n * (packed.n - 1) // 2
-    if cosine:
+    if packed.embedding_data is not None and similarity in ("auto", "cosine"):  # signals()' choice of "auto"
         parts.add(_Part.EMBEDDINGS)
-    elif similarity != "none" and pairs >= SERIAL_PAIRS:
-        parts.add(_Part.PAIRS if pairs <= EXHAUSTIVE_PAIR_LIMIT else _Part.LSH)
+    elif similarity != "none" and (part := _ROUTES.get(minhash_route(packed.n))) is not None:
+        parts.add(part)
     spent = _load(parts)
     if spent and timings is not None:
         timings["load"] = spent

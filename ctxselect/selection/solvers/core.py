@@ -14,8 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ctxselect.features.providers import best_providers
-from ctxselect.features.providers import smallest as _first
+from ctxselect.features.providers import best_providers, smallest
 from ctxselect.kernels.bound import _capped_bound
 from ctxselect.model import validation as checks
 from ctxselect.packing import PackedCandidates
@@ -208,11 +207,11 @@ def choose_core(problem: Problem, core_size: int, extra: list[np.ndarray], exact
         r = _relaxation(problem, problem.capacity(True) if capacity is None else capacity)
         lam = r.form(False)[1]  # the price of a token for the chunks' values
         reduced = problem.value[eligible] - lam * packed.tokens[eligible]
-        picks = [eligible[_first(-reduced, core_size)]]
+        picks = [eligible[smallest(-reduced, core_size)]]
     else:
         value = problem.value[eligible]
         per_token = value / packed.tokens[eligible]
-        picks = [eligible[_first(-value, core_size // 2)], eligible[_first(-per_token, core_size // 2)]]
+        picks = [eligible[smallest(-value, core_size // 2)], eligible[smallest(-per_token, core_size // 2)]]
     providers = best_providers(packed, problem.covers, problem.value, problem.eligible, max(2, core_size // 50))
     picks.append(np.flatnonzero(providers))
     picks.extend(np.flatnonzero(m) for m in extra)

@@ -22,7 +22,7 @@ def test_core_above_exact_limit_reports_feasible_with_a_valid_bound():
 
 
 def naive_first(key, k):
-    """The twin of ``core._first``: the first ``k`` positions of a stable sort."""
+    """The twin of ``providers.smallest``: the first ``k`` positions of a stable sort."""
     return set(sorted(range(len(key)), key=lambda i: (key[i], i))[: max(k, 0)])
 
 
@@ -30,7 +30,7 @@ def naive_first(key, k):
 def test_the_core_picks_are_a_stable_sorts_first_k(seed):
     """The core's top-k by partition equals a stable sort's first k, ties to the lower position
     (fixed, random, all-equal and edge sizes)."""
-    from ctxselect.selection.solvers.core import _first
+    from ctxselect.features.providers import smallest as _first
 
     rng = np.random.default_rng(seed)
     cases = [(np.array([]), 3), (np.array([1.0]), 0), (np.array([2.0, 1.0, 1.0, 0.0]), 2),
