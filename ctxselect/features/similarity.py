@@ -15,6 +15,7 @@ import numpy as np
 
 from ctxselect._config import SERIAL_BYTES, SERIAL_PAIRS, SIMILARITY_EPSILON
 from ctxselect.errors import InputError
+from ctxselect.features.scratch import scratch
 from ctxselect.kernels.minhash import (
     _all_pairs_above,
     _all_pairs_above_serial,
@@ -115,21 +116,21 @@ def _empty_pairs():
     return np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.float64)
 
 
-def normalised_rows(embeddings: np.ndarray, ids=None) -> np.ndarray:
-    """Rows scaled to unit length as float32; zero rows stay zero (similar to nothing).
+def normalised_rows(embeddings: np.ndarray, ids=None, *, kept: bool = False) -> np.ndarray:
+    """Rows scaled to unit length as float32; zero rows stay zero (similar to nothing). ``kept``: in
+    the thread's :func:`~ctxselect.features.scratch.scratch` buffer, which its next such call overwrites.
 
-    A NaN or infinite entry is an :class:`InputError` naming the chunk. One jitted pass
-    (:func:`~ctxselect.kernels.pairs._unit_rows`, the norms summed in NumPy's order, the rows equal
-    bit for bit): on the packed embeddings of fresh latency.py queries (n = 2,000, d = 384) it took
-    2.0 ms where NumPy's isfinite, norm, division and cast took 5.0 ms (four passes, two fresh
-    (n, d) float64 temporaries). Not an (n, d) array: an :class:`InputError`."""
+    A NaN or infinite entry, or not an (n, d) array: an :class:`InputError` naming the chunk. One jitted
+    pass (:func:`~ctxselect.kernels.pairs._unit_rows`, the norms summed in NumPy's order, the rows equal
+    bit for bit): on the packed embeddings of fresh latency.py queries (n = 2,000, d = 384) 2.0 ms where
+    NumPy's isfinite, norm, division and cast took 5.0 ms (four passes, two fresh float64 temporaries)."""
     if isinstance(embeddings, HeldRows):  # PackedCandidates.embedding_data
-        return _normalised_held_rows(embeddings, ids)
+        return _normalised_held_rows(embeddings, ids, kept)
     emb = np.ascontiguousarray(embeddings, dtype=np.float64)
     if emb.ndim != 2:
         raise InputError(field="embeddings", expected="an (n, d) array, one row per chunk",
                          found=f"an array of shape {emb.shape}")
-    out = np.empty(emb.shape, dtype=np.float32)
+    out = scratch("unit rows" if kept else None, emb.shape, np.float32)
     row = int(_unit_rows(emb, out))
     if row >= 0:
         raise InputError(candidate_id=None if ids is None else ids[row], candidate_index=row,
@@ -141,14 +142,14 @@ def normalised_rows(embeddings: np.ndarray, ids=None) -> np.ndarray:
 HELD_BLOCK_ROWS = 640
 
 
-def _normalised_held_rows(rows: HeldRows, ids=None) -> np.ndarray:
+def _normalised_held_rows(rows: HeldRows, ids=None, kept: bool = False) -> np.ndarray:
     """:func:`normalised_rows` of the (n, d) matrix the 1-d float64 ``rows``
     (:func:`ctxselect.model.embeddings.held_rows`) make, bit for bit, without making it: they are
     copied :data:`HELD_BLOCK_ROWS` at a time into one small block that is reused, and checked there
     as a stacked matrix is (:func:`~ctxselect.model.embeddings.stack_rows`: ``ids`` names a bad row)."""
     n, d = len(rows), len(rows[0])
     ids = [None] * n if ids is None else ids
-    out = np.empty((n, d), dtype=np.float32)
+    out = scratch("unit rows" if kept else None, (n, d), np.float32)
     block = np.empty((min(n, HELD_BLOCK_ROWS), d), dtype=np.float64)
     for lo in range(0, n, len(block)):
         hi = min(lo + len(block), n)
@@ -160,11 +161,10 @@ def _normalised_held_rows(rows: HeldRows, ids=None) -> np.ndarray:
 def cosine_pairs(embeddings: np.ndarray, threshold: float, *, block: int = 512, ids=None):
     """Pairs with cosine similarity >= threshold (weights clipped to [0, 1]).
 
-    BLAS multiplies upper-triangle tiles of ``block`` rows, :data:`TILE_COLUMNS` columns at a time,
-    in float32 into one reused buffer (fresh tiles cost page faults); a jitted kernel extracts the
-    pairs above the threshold from each tile. Up to :data:`ONE_BLAS_THREAD_WORK`
-    (n * n * d) BLAS runs on one thread for the call (:func:`one_blas_thread`).
-    """
+    BLAS multiplies upper-triangle tiles of ``block`` rows, :data:`TILE_COLUMNS` columns at a time, in
+    float32 into a buffer the thread keeps, as it keeps the unit rows (:mod:`ctxselect.features.scratch`:
+    fresh memory costs page faults); a jitted kernel extracts the pairs above the threshold from each
+    tile. Up to :data:`ONE_BLAS_THREAD_WORK` (n * n * d) BLAS runs on one thread (:func:`one_blas_thread`)."""
     return cosine_pairs_until(embeddings, threshold, block=block, ids=ids)[:3]
 
 
@@ -212,9 +212,9 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
     priority = None if priority is None else _priority_array(priority, n)
     if n < 2:
         return (*_empty_pairs(), None)
-    unit = normalised_rows(embeddings, ids)
+    unit = normalised_rows(embeddings, ids, kept=True)  # (neither escapes the call)
     block = min(block, n)
-    buffer = np.empty(block * min(n, TILE_COLUMNS), dtype=np.float32)
+    buffer = scratch("cosine tiles", (block * min(n, TILE_COLUMNS),), np.float32)
     cut = np.float32(threshold - COSINE_TOLERANCE)
     parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     order = rank = None  # once the rows go by priority: the rows left in that order, and each row's place there
