@@ -138,7 +138,7 @@ def normalised_rows(embeddings: np.ndarray, ids=None, *, kept: bool = False) -> 
     return out
 
 
-#: Held rows stacked at a time into one reused float64 block to be normalised: 2 MB at d = 384.
+#: Held rows stacked at a time into one float64 block to be normalised (kept as the unit rows): 2 MB at d = 384.
 HELD_BLOCK_ROWS = 640
 
 
@@ -150,7 +150,7 @@ def _normalised_held_rows(rows: HeldRows, ids=None, kept: bool = False) -> np.nd
     n, d = len(rows), len(rows[0])
     ids = [None] * n if ids is None else ids
     out = scratch("unit rows" if kept else None, (n, d), np.float32)
-    block = np.empty((min(n, HELD_BLOCK_ROWS), d), dtype=np.float64)
+    block = scratch("held block" if kept else None, (min(n, HELD_BLOCK_ROWS), d), np.float64)
     for lo in range(0, n, len(block)):
         hi = min(lo + len(block), n)
         part = stack_rows(rows, ids, lo, hi, block[: hi - lo])  # read-only, as a packed matrix: one compiled kernel
