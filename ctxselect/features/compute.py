@@ -205,10 +205,10 @@ def signals(
         else:
             if probes is None:
                 sig, _words = text_signatures(texts, shingle_size=shingle_size, bins=signature_bins,
-                                              buffer=packed.text_buffer)
+                                              buffer=packed.text_buffer, kept=True)  # (sig stays in the call)
             else:  # the question's terms found in the same pass over the words
                 sig, hits = scan_words(packed.text_buffer, texts, probes.probes, shingle_size=shingle_size,
-                                       bins=signature_bins)
+                                       bins=signature_bins, kept=True)
                 probes = dataclasses.replace(probes, hits=hits)
             ri, rj, rw = minhash_pairs(sig, low)
             near = rw >= dup_t

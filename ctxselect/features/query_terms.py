@@ -146,15 +146,16 @@ def _top_terms(buffer: tuple[np.ndarray, np.ndarray], texts, top: list[int]) -> 
 
 
 def scan_words(buffer: tuple[np.ndarray, np.ndarray], texts, probes: np.ndarray, *, shingle_size: int = 3,
-               bins: int = 0) -> tuple[np.ndarray, np.ndarray]:
+               bins: int = 0, kept: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """One pass over the words of each text of ``buffer`` (a lower-cased
     :func:`~ctxselect.packing.text_buffer`): MinHash signatures (n x ``bins``; none when ``bins``
-    is 0) and bool (n, P): whether each text holds the term ``probes[j]`` (what :func:`_term_rows`
-    lists, found without listing it; the texts with a capital Σ through ``content_terms``)."""
+    is 0; ``kept``: in the thread's buffer, :func:`~ctxselect.features.similarity.signature_rows`) and
+    bool (n, P): whether each text holds the term ``probes[j]`` (what :func:`_term_rows` lists, found
+    without listing it; the texts with a capital Σ through ``content_terms``)."""
     buf, offsets = buffer
     kernel = _scan_words_serial if len(buf) < SERIAL_BYTES else _scan_words
-    sig, _words, member, sigma = kernel(buf, offsets, shingle_size, signature_rows(offsets, bins), *_stopword_table(),
-                                        *_probe_table(probes), len(probes))
+    sig, _words, member, sigma = kernel(buf, offsets, shingle_size, signature_rows(offsets, bins, kept),
+                                        *_stopword_table(), *_probe_table(probes), len(probes))
     if sigma.any():
         for i in np.flatnonzero(sigma).tolist():
             if _CAPITAL_SIGMA in texts[i]:

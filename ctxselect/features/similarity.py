@@ -348,19 +348,19 @@ def _joined(parts):
     return tuple(np.concatenate(p) for p in zip(*parts)) if parts else _empty_pairs()
 
 
-def signature_rows(offsets: np.ndarray, bins: int) -> np.ndarray:
-    """The matrix a signing kernel of :mod:`ctxselect.kernels.words` writes (uint64, one row per text of
-    ``offsets``), allocated by NumPy, which asks Linux for huge pages for a large array (a kernel's own
-    allocation does not: 5,000 page faults a call for 20 MB at n = 20,000)."""
-    return np.empty((len(offsets) - 1, bins), dtype=np.uint64)
+def signature_rows(offsets: np.ndarray, bins: int, kept: bool = False) -> np.ndarray:
+    """The matrix a signing kernel of :mod:`ctxselect.kernels.words` writes (uint64, a row per text of ``offsets``),
+    by NumPy, which asks Linux for huge pages (a kernel's own allocation does not: 5,000 page faults for 20 MB
+    at n = 20,000); ``kept``: the thread's :func:`~ctxselect.features.scratch.scratch` "signatures"."""
+    return scratch("signatures" if kept else None, (len(offsets) - 1, bins), np.uint64)
 
 
-def text_signatures(texts, *, shingle_size: int = 3, bins: int = 128, buffer=None):
-    """MinHash signatures (n x bins, uint64) and word counts of ``texts`` (or of a prebuilt
-    :func:`~ctxselect.packing.text_buffer` ``buffer`` of them)."""
+def text_signatures(texts, *, shingle_size: int = 3, bins: int = 128, buffer=None, kept: bool = False):
+    """MinHash signatures (n x bins, uint64; ``kept``: :func:`signature_rows`') and word counts of
+    ``texts`` (or of a prebuilt :func:`~ctxselect.packing.text_buffer` ``buffer`` of them)."""
     buf, offsets = text_buffer(texts) if buffer is None else buffer
     kernel = _signatures_serial if len(buf) < SERIAL_BYTES else _signatures
-    return kernel(buf, offsets, shingle_size, signature_rows(offsets, bins))
+    return kernel(buf, offsets, shingle_size, signature_rows(offsets, bins, kept))
 
 
 def lsh_bands(threshold: float, bins: int) -> int:

@@ -110,3 +110,36 @@ def test_cosine_in_two_threads_at_once():
     for t in threads:
         t.join()
     assert all(got == alone[k] for k in range(2) for got in out[k])
+
+
+@pytest.mark.parametrize("question", [None, "flooded homes"])
+def test_signatures_kept_between_calls_leave_each_result_its_own(question):
+    """The MinHash signatures of a ``signals()`` call are the thread's kept "signatures" (fresh
+    memory a call, 51 MB at 50,000); a call on other texts in between leaves a query's redundancy
+    pairs as they were, with and without a question (two signing kernels)."""
+    from ctxselect.features.compute import signals
+    from ctxselect.features.similarity import signature_rows, text_signatures
+    from ctxselect.packing import pack
+
+    def packed(k, n):
+        rng = np.random.default_rng(k)
+        words = [f"w{i}" for i in range(40)]
+        texts = [" ".join(rng.choice(words, 30)) for _ in range(n)]
+        texts[1] = texts[0] + " flooded homes"  # a near copy: a redundancy pair
+        chunks = [{"id": f"c{i}", "text": t, "tokens": 10, "relevance": 0.5,
+                   "source": "s"} for i, t in enumerate(texts)]
+        return pack(chunks, {"token_budget": 50})
+
+    def pairs(sig):
+        red = sig.redundancy
+        return list(zip(red.i.tolist(), red.j.tolist(), red.weight.tolist()))
+
+    a, b = packed(1, 30), packed(2, 300)
+    first = signals(a, question)
+    kept_sig = signature_rows(np.arange(31), 128, kept=True)
+    assert np.shares_memory(kept_sig, signature_rows(np.arange(11), 64, kept=True))
+    assert not np.shares_memory(signature_rows(np.arange(11), 64), signature_rows(np.arange(11), 64))
+    signals(b, question)
+    assert pairs(signals(a, question)) == pairs(first) and (0, 1) in [p[:2] for p in pairs(first)]
+    sig, _ = text_signatures(["a b c d", "a b c e"])  # the default: an array of the caller's own
+    assert not np.shares_memory(sig, kept_sig)
