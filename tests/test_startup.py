@@ -99,11 +99,13 @@ print(json.dumps({"spent": spent, "again": ctxselect.warm_up(), "warmed": warmed
 
 def test_after_warm_up_a_first_select_imports_no_module():
     """``warm_up()`` imports the modules ``select()`` and ``inspect()`` run (the first call after it
-    imported select()'s own, 4-5 ms of a 50-text call), and says it spent time doing so."""
+    imported select()'s own, 4-5 ms of a 50-text call), and says how long it took, counted once."""
     code = """
-import json, sys
+import json, sys, time
 import ctxselect
+wall = time.perf_counter()
 spent = ctxselect.warm_up()
+wall = time.perf_counter() - wall
 before = set(sys.modules)
 cands = [{"id": f"c{i}", "source": f"s{i % 4}", "relevance": 0.1 + (i % 17) / 20, "tokens": 40 + i % 30,
           "text": f"District {i % 9} counted {1000 + 37 * i} homes flooded in {2000 + i % 20}"} for i in range(50)]
@@ -111,12 +113,13 @@ for method in ctxselect.Method:
     assert ctxselect.select(cands, {"token_budget": 400, "max_per_source": 4}, "homes flooded in 2010?",
                             method=method).ids
 ctxselect.inspect(cands[:5], {"token_budget": 400})
-print(json.dumps({"spent": spent, "again": ctxselect.warm_up(), "new": sorted(set(sys.modules) - before)}))
+new = sorted(set(sys.modules) - before)
+print(json.dumps({"spent": spent, "wall": wall, "again": ctxselect.warm_up(), "new": new}))
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=600)
     result = json.loads(out.stdout.strip().splitlines()[-1])
     assert [m for m in result["new"] if m.startswith("ctxselect")] == []
-    assert result["spent"] > 0 and result["again"] == 0.0
+    assert 0 < result["spent"] <= result["wall"] and result["again"] == 0.0  # its time counted once
 
 
 def test_a_first_select_loads_what_its_input_runs_outside_its_clock():
