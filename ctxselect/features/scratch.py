@@ -8,10 +8,12 @@ to normalise in fresh memory (benchmarks/latency.py, whose greedy calls run betw
 and 58-73 ms in the array kept from the call before; the time saved goes to comparing rows. At
 50,000 texts the pass that signs them (51 MB of signatures) took 385-930 ms, then 185-194 ms.
 
-A thread keeps one buffer per name, grown to the largest request up to :data:`KEPT_BYTES`; a
-larger request gets a fresh array that is not kept. The buffers live as long as their thread.
-Only code that never lets the array outlive the call may use it: the thread's next request of the
-same name overwrites it.
+A thread keeps one buffer per name, grown by half again when a request does not fit (so that a
+slowly growing n does not pay for fresh memory on every call); all its buffers together hold at
+most :data:`KEPT_BYTES`: a request that would pass it frees the thread's other buffers first, and
+one larger than it gets a fresh array that is not kept. The buffers live as long as their thread,
+or until it calls :func:`release`. Only code that never lets the array outlive the call may use it:
+the thread's next request of the same name overwrites it.
 """
 
 from __future__ import annotations
@@ -20,9 +22,11 @@ import threading
 
 import numpy as np
 
-__all__ = ["KEPT_BYTES", "scratch"]
+__all__ = ["KEPT_BYTES", "release", "scratch"]
 
-#: The most a thread keeps under one name: 128 MiB holds the unit rows of 87,000 x 384.
+#: The most a thread keeps, all its buffers together: 128 MiB holds the unit rows of 87,000 x 384
+#: (the cosine's tiles and block besides: 10 MB at the default block_size), or the signatures of
+#: 130,000 texts.
 KEPT_BYTES = 128 * 2**20
 
 _KEPT = threading.local()
@@ -37,6 +41,7 @@ def scratch(name: str | None, shape: tuple[int, ...], dtype) -> np.ndarray:
     name : str or None
         The buffer: one array in use per name and thread at a time. None: a fresh array, not kept.
     shape : tuple of int
+        Non-negative sizes.
     dtype : numpy dtype
 
     Returns
@@ -45,7 +50,11 @@ def scratch(name: str | None, shape: tuple[int, ...], dtype) -> np.ndarray:
         Its contents are whatever the buffer held: write before reading.
     """
     dtype = np.dtype(dtype)
-    size = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    size = dtype.itemsize
+    for extent in shape:
+        if int(extent) < 0:
+            raise ValueError(f"negative dimensions are not allowed: {tuple(shape)}")
+        size *= int(extent)  # (a Python int: no overflow)
     if name is None or size > KEPT_BYTES:
         return np.empty(shape, dtype=dtype)
     kept = getattr(_KEPT, "buffers", None)
@@ -53,5 +62,20 @@ def scratch(name: str | None, shape: tuple[int, ...], dtype) -> np.ndarray:
         kept = _KEPT.buffers = {}
     buffer = kept.get(name)
     if buffer is None or buffer.nbytes < size:
-        buffer = kept[name] = np.empty(max(size, 1), dtype=np.uint8)  # (16-byte aligned: any dtype's view)
+        others = sum(b.nbytes for key, b in kept.items() if key != name)
+        grown = min(max(size, 0 if buffer is None else buffer.nbytes * 3 // 2), KEPT_BYTES)
+        if others + grown > KEPT_BYTES:
+            kept.clear()  # the other buffers go first: the thread keeps at most KEPT_BYTES
+        kept.pop(name, None)  # (freed before the new one is made)
+        buffer = kept[name] = np.empty(max(grown, 1), dtype=np.uint8)  # (16-byte aligned: any dtype's view)
     return buffer[:size].view(dtype).reshape(shape)
+
+
+def release() -> int:
+    """Free this thread's kept buffers (a thread done with large calls gives the memory back now,
+    not when it ends); the bytes they held."""
+    kept = getattr(_KEPT, "buffers", None)
+    held = sum(b.nbytes for b in kept.values()) if kept else 0
+    if kept:
+        kept.clear()
+    return held

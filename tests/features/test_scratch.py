@@ -2,6 +2,7 @@
 uses them: one buffer per name and thread, grown to fit, never kept past ``KEPT_BYTES``; no result
 of a cosine call shares memory with them, and a later call with other rows leaves it unchanged."""
 
+import dataclasses
 import threading
 
 import numpy as np
@@ -112,11 +113,29 @@ def test_cosine_in_two_threads_at_once():
     assert all(got == alone[k] for k in range(2) for got in out[k])
 
 
+def _arrays(value, seen=None):
+    """Every NumPy array reachable from ``value`` through dataclass fields, tuples, lists and dicts."""
+    seen = set() if seen is None else seen
+    if id(value) in seen:
+        return []
+    seen.add(id(value))
+    if isinstance(value, np.ndarray):
+        return [value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        value = [getattr(value, f.name) for f in dataclasses.fields(value)]
+    elif isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, (list, tuple)):
+        return [a for item in value for a in _arrays(item, seen)]
+    return []
+
+
 @pytest.mark.parametrize("question", [None, "flooded homes"])
 def test_signatures_kept_between_calls_leave_each_result_its_own(question):
     """The MinHash signatures of a ``signals()`` call are the thread's kept "signatures" (fresh
-    memory a call, 51 MB at 50,000); a call on other texts in between leaves a query's redundancy
-    pairs as they were, with and without a question (two signing kernels)."""
+    memory a call, 51 MB at 50,000): no array of its ``Signals`` shares memory with a kept buffer,
+    and a call on other texts right after leaves every one of them as it was, with and without a
+    question (two signing kernels); the signals of the first texts again are the same."""
     from ctxselect.features.compute import signals
     from ctxselect.features.similarity import signature_rows, text_signatures
     from ctxselect.packing import pack
@@ -130,16 +149,39 @@ def test_signatures_kept_between_calls_leave_each_result_its_own(question):
                    "source": "s"} for i, t in enumerate(texts)]
         return pack(chunks, {"token_budget": 50})
 
-    def pairs(sig):
-        red = sig.redundancy
-        return list(zip(red.i.tolist(), red.j.tolist(), red.weight.tolist()))
-
     a, b = packed(1, 30), packed(2, 300)
     first = signals(a, question)
+    held = _arrays(first)
+    copies = [np.array(x) for x in held]
+    buffers = list(kept._KEPT.buffers.values())
+    assert len(held) > 5 and buffers and not any(np.shares_memory(x, k) for x in held for k in buffers)
+    signals(b, question)
+    assert all(np.array_equal(x, c) for x, c in zip(held, copies))
+    again = signals(a, question)
+    red = first.redundancy
+    assert (0, 1) in zip(red.i.tolist(), red.j.tolist())
+    assert all(np.array_equal(x, y) for x, y in zip(_arrays(again), held))
     kept_sig = signature_rows(np.arange(31), 128, kept=True)
     assert np.shares_memory(kept_sig, signature_rows(np.arange(11), 64, kept=True))
     assert not np.shares_memory(signature_rows(np.arange(11), 64), signature_rows(np.arange(11), 64))
-    signals(b, question)
-    assert pairs(signals(a, question)) == pairs(first) and (0, 1) in [p[:2] for p in pairs(first)]
     sig, _ = text_signatures(["a b c d", "a b c e"])  # the default: an array of the caller's own
     assert not np.shares_memory(sig, kept_sig)
+
+
+def test_buffers_grow_by_half_and_a_thread_keeps_at_most_the_kept_size(monkeypatch):
+    kept.release()
+    kept.scratch("test g", (1000,), np.float32)
+    grown = kept.scratch("test g", (1001,), np.float32)  # grown by half: 6,000 bytes
+    assert np.shares_memory(grown, kept.scratch("test g", (1500,), np.float32))
+    monkeypatch.setattr(kept, "KEPT_BYTES", 10_000)
+    a = kept.scratch("test a", (500,), np.float64)  # 4,000 bytes: with test g's 6,000, at the cap
+    a[:] = 7.0
+    b = kept.scratch("test b", (300,), np.float64)  # past it: the others are let go
+    assert not np.shares_memory(a, kept.scratch("test a", (500,), np.float64))
+    assert (a == 7.0).all()  # an array in use stays valid: only the thread's reference went
+    assert np.shares_memory(b, kept.scratch("test b", (10,), np.float64))
+    assert kept.release() <= 10_000
+    assert kept.release() == 0 and not np.shares_memory(b, kept.scratch("test b", (10,), np.float64))
+    with pytest.raises(ValueError, match="negative"):
+        kept.scratch("test a", (-1, 5), np.float32)
+    assert kept.scratch("test a", (3, 0), np.float32).shape == (3, 0)
