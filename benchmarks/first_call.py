@@ -2,9 +2,9 @@
 
 Each measurement is a new Python process (the kernels' on-disk cache as it is: run any ``select()``
 once before, so it is warm). The process imports ctxselect, optionally calls ``warm_up()``, then
-times two ``select()`` calls of 50 candidates with text and a question (new texts in each); the phases of a cold first
-call (Numba's import, OR-Tools' compiled layer, ctxselect's modules, the kernels) are timed in
-processes of their own.
+times two ``select()`` calls of 50 candidates with text and a question (new texts in each); the
+phases of a cold first call (Numba's import, OR-Tools' compiled layer, ctxselect's modules, the
+kernels) are timed in processes of their own.
 
     python benchmarks/first_call.py                 # 4 processes per mode
     python benchmarks/first_call.py --runs 8 --json first_call.json
@@ -27,8 +27,8 @@ import ctxselect
 imported = time.perf_counter() - t0
 def chunks(k):  # new texts for each call: a later query does not find its texts' work cached
     return [{"id": f"c{i}", "source": f"s{i % 4}", "relevance": 0.1 + (i % 17) / 20, "tokens": 40 + i % 30,
-             "text": f"The report of district {i % 9} counted {1000 + 37 * i + k} homes flooded in March "
-                     f"{2000 + i % 20} near river {i + k}"} for i in range(50)]
+             "text": f"The report of district {i % 9} counted {1000 + 37 * i + k} homes flooded in "
+                     f"March {2000 + i % 20} near river {i + k}"} for i in range(50)]
 reqs = {"token_budget": 400, "max_per_source": 4}
 phases = {}
 if mode == "phases":
@@ -41,7 +41,8 @@ if mode == "phases":
 t = time.perf_counter()
 spent = ctxselect.warm_up() if mode == "warm" else 0.0
 warm = time.perf_counter() - t
-t = time.perf_counter(); first = ctxselect.select(chunks(0), reqs, "homes flooded in 2010?"); t1 = time.perf_counter() - t
+t = time.perf_counter(); first = ctxselect.select(chunks(0), reqs, "homes flooded in 2010?")
+t1 = time.perf_counter() - t
 t = time.perf_counter(); ctxselect.select(chunks(1000), reqs, "homes flooded in 2011?"); t2 = time.perf_counter() - t
 print(json.dumps({"import": imported, "warm_up": warm, "first": t1, "second": t2, "status": first.status,
                   "phases": phases}))
