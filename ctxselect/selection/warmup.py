@@ -4,7 +4,7 @@ first optimizing ``select()`` takes itself."""
 
 from __future__ import annotations
 
-import sys
+import importlib
 import threading
 import time
 from enum import Enum
@@ -33,6 +33,7 @@ class _Part(Enum):
     LSH = "MinHash's banding (minhash_route 'lsh': 633 texts on)"
     SOLVER = "OR-Tools (warm_up() only: a first CP-SAT solve imports it outside its time limit)"
     MMR = "the MMR baseline (select(method='mmr'), which warms nothing)"
+    MODULES = "select()'s own modules (api, report, explanations, tiers): warm_up() only, 4-5 ms"
 
 
 #: The part of each way :func:`~ctxselect.features.similarity.minhash_pairs` compares beyond BASE's (serial).
@@ -65,14 +66,7 @@ def warm_up() -> float:
     float
         Seconds this call spent loading (0.0 when everything was loaded before).
     """
-    started = time.perf_counter()
-    imported = "ctxselect.selection.api" not in sys.modules
-    # select()'s own modules (api, report, explain, tiers): 4-5 ms that the first select() after
-    # warm_up() imported (50 texts: 12-14 against 7-8 ms for the next new ones)
-    import ctxselect.selection.api  # noqa: F401
-
-    importing = time.perf_counter() - started if imported else 0.0
-    return importing + _load(set(_Part))
+    return _load(set(_Part))
 
 
 def _load_once() -> None:
@@ -152,4 +146,6 @@ _LOADERS = {
     _Part.LSH: lambda: minhash_pairs(text_signatures(["a b c d", "a b c e"])[0], 0.5, exhaustive=False),
     _Part.SOLVER: load_solver,
     _Part.MMR: _load_mmr,
+    # the first select() after warm_up() imported them (50 texts: 12-14 against 7-8 ms for the next new ones)
+    _Part.MODULES: lambda: importlib.import_module("ctxselect.selection.api"),
 }
