@@ -27,11 +27,12 @@ import warnings
 from pathlib import Path
 
 from numba import njit
+from numba.core import config as numba_config
 from numba.core import caching
 from numba.misc.appdirs import AppDirs
 
 __all__ = ["CACHE_DIR", "CACHE_READ_ONLY", "serial", "parallel", "serial_twin", "TOLERANCE", "SIMILARITY_EPSILON", "SOLVER_SCALE",
-           "ROW_SCALE", "SERIAL_BYTES", "SERIAL_PAIRS"]
+           "ROW_SCALE", "SERIAL_BYTES", "SERIAL_PAIRS", "INT16_PRODUCTS"]
 
 #: The one float slack for comparing a value with a threshold (gate conditions, ties between
 #: objectives, capacity from a utilization ceiling, the optimality gap's denominator).
@@ -54,6 +55,35 @@ SERIAL_BYTES = 32_000_000
 SERIAL_PAIRS = 20_000
 
 _PACKAGE_DIR = str(Path(__file__).resolve().parent)
+
+#: ``CTXSELECT_COSINE_PRODUCTS``: how cosine tiles are multiplied. ``auto`` (the default): as exact int16
+#: products with AVX-512 VNNI (:mod:`ctxselect.kernels.products`) where Numba compiles for a CPU that has
+#: it, else OpenBLAS's float32 GEMM; ``float32``: always the GEMM.
+COSINE_PRODUCTS_CHOICES = ("auto", "float32")
+
+
+def _int16_products() -> bool:
+    """Whether cosine tiles are int16 products: ``CTXSELECT_COSINE_PRODUCTS`` is ``auto``, the JIT is on,
+    and Numba compiles for this host's CPU (``NUMBA_CPU_NAME`` unset or ``host``), which has AVX-512 VNNI
+    and BW. Another value of the variable: a warning naming the valid ones, and ``auto``."""
+    choice = os.environ.get("CTXSELECT_COSINE_PRODUCTS", "auto")
+    if choice not in COSINE_PRODUCTS_CHOICES:
+        warnings.warn(f"ctxselect: CTXSELECT_COSINE_PRODUCTS={choice!r} is not one of "
+                      f"{', '.join(COSINE_PRODUCTS_CHOICES)}; using 'auto'", RuntimeWarning, stacklevel=2)
+        choice = "auto"
+    if choice != "auto" or numba_config.DISABLE_JIT or numba_config.CPU_NAME not in (None, "host"):
+        return False
+    try:
+        from llvmlite import binding
+
+        features = binding.get_host_cpu_features()
+    except (RuntimeError, OSError):  # no feature list on this platform: the GEMM
+        return False
+    return all(features.get(name, False) for name in ("avx512vnni", "avx512bw", "avx512f"))
+
+
+#: Cosine tiles are exact int16 products (:func:`_int16_products`), read once at import.
+INT16_PRODUCTS = _int16_products()
 
 
 def _writable(path: str) -> bool:

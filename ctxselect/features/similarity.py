@@ -7,15 +7,16 @@ similarities and the pairs; no n x n matrix is ever built."""
 
 from __future__ import annotations
 
-import threading
 import time
-from contextlib import contextmanager, nullcontext
+from contextlib import nullcontext
 
 import numpy as np
 
-from ctxselect._config import SERIAL_BYTES, SERIAL_PAIRS, SIMILARITY_EPSILON
+from ctxselect._config import INT16_PRODUCTS, SERIAL_BYTES, SERIAL_PAIRS, SIMILARITY_EPSILON
 from ctxselect.errors import InputError
+from ctxselect.features.blas import _BlasLimit, one_blas_thread  # noqa: F401 (_BlasLimit: its state, for tests)
 from ctxselect.features.scratch import scratch
+from ctxselect.features.tiles import Tiles
 from ctxselect.kernels.minhash import (
     _all_pairs_above,
     _all_pairs_above_serial,
@@ -55,55 +56,6 @@ ONE_BLAS_THREAD_WORK = 2_000 * 2_000 * 384
 #: more than the product. Measured here (1,280 rows against n at d = 384, float32, two threads, CPU):
 #: n = 20,000 139 ms in full rows against 129 ms in blocks of 4,096; n = 50,000 333 against 297 ms.
 TILE_COLUMNS = 4_096
-
-
-class _BlasLimit:
-    """The process-wide state of :func:`one_blas_thread`: the controller (found once: building one
-    costs ~0.3 ms, ``threadpool_limits`` ~0.27 ms a call) and the thread whose limit is in force."""
-
-    lock = threading.Lock()
-    owner: threading.Thread | None = None
-    controller = None
-
-
-@contextmanager
-def one_blas_thread():
-    """BLAS limited to one thread inside the ``with`` block, the previous setting restored on exit.
-
-    The setting in force (the user's ``threadpoolctl.threadpool_limits``, ``OPENBLAS_NUM_THREADS``)
-    is read on entry and put back on exit, by the same thread: it is never changed for good. BLAS
-    threads are one process-wide setting, so only one block sets it at a time: a nested block, or
-    one in another thread while a block is open, runs under the limit already in force and
-    restores nothing. When another thread holds a ``threadpool_limits`` of its own, threadpoolctl
-    lets only that thread change OpenBLAS: the block then runs with the setting as it is. Without
-    threadpoolctl the block runs unchanged.
-    """
-    limiter = None
-    with _BlasLimit.lock:
-        if _BlasLimit.owner is None:
-            controller = _blas_controller()
-            if controller is not None:
-                limiter = controller.limit(limits=1)  # reads the setting in force, then sets 1
-                limiter.__enter__()  # threadpoolctl counts the thread's ownership of OpenBLAS
-                _BlasLimit.owner = threading.current_thread()
-    try:
-        yield
-    finally:
-        if limiter is not None:
-            with _BlasLimit.lock:  # restored before another block can read the setting
-                limiter.__exit__(None, None, None)
-                _BlasLimit.owner = None
-
-
-def _blas_controller():
-    """The BLAS libraries loaded (NumPy's among them), found on first use."""
-    if _BlasLimit.controller is None:
-        try:
-            from threadpoolctl import ThreadpoolController
-        except ImportError:  # a declared dependency; without it BLAS keeps its threads
-            return None
-        _BlasLimit.controller = ThreadpoolController().select(user_api="blas")
-    return _BlasLimit.controller
 
 
 def cosine_may_cut(n: int, d: int) -> bool:
@@ -214,7 +166,6 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
         return (*_empty_pairs(), None)
     unit = normalised_rows(embeddings, ids, kept=True)  # (neither escapes the call)
     block = min(block, n)
-    buffer = scratch("cosine tiles", (block * min(n, TILE_COLUMNS),), np.float32)
     cut = np.float32(threshold - COSINE_TOLERANCE)
     parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     order = rank = None  # once the rows go by priority: the rows left in that order, and each row's place there
@@ -223,9 +174,10 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
     rate = 0.0  # multiply-adds a second of the last tile (the first runs slower: 75 against ~115 G/s at 20,000 x 384)
     width, left = unit.shape[1], n
     small = n * n * width <= ONE_BLAS_THREAD_WORK
+    products = Tiles(unit, block, TILE_COLUMNS, cut, int16=INT16_PRODUCTS, serial=small)
     most = n if most is None or 2 * most >= n else most  # half the rows against all cost as much as every pair
     timed_out = False
-    with one_blas_thread() if small else nullcontext():
+    with one_blas_thread() if small and not products.int16 else nullcontext():
         while start < left:
             now = time.perf_counter()
             if order is None:  # upper-triangle tiles in the input's order
@@ -239,7 +191,7 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
                     rank[order] = np.arange(len(order))
                     switched, start, left = start, 0, len(order)
                     continue
-                parts.append(_upper_pairs(unit, start, rows, buffer, cut))
+                parts.append(_upper_pairs(products, start, rows))
                 work = rows * cols * width
             else:  # the tile's rows against every row (no reordered copy): their pairs with the rows after them
                 rows, rest = min(block, left - start, most - switched - start), (left - start) * n * width
@@ -248,7 +200,7 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
                 if deadline is not None and tiles and rest > UNCUT_WORK and now + rows * n * width / rate > deadline:
                     timed_out = True
                     break
-                parts.append(_row_pairs(unit, order[start:start + rows], buffer, cut, rank,
+                parts.append(_row_pairs(products, order[start:start + rows], rank,
                                         np.arange(start, start + rows, dtype=np.int64)))
                 work = rows * n * width
             start, tiles, rate = start + rows, tiles + 1, work / max(time.perf_counter() - now, 1e-9)
@@ -261,8 +213,8 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
         compared[order[:start if start < len(order) - 1 else len(order)]] = True  # a last row: with every other
         i, j, w = _joined(parts)
         if chain is not None and not compared.all():  # the chained rows: compared with every row by then
-            i, j, w, compared = _chained_pairs(unit, (i, j, w), compared, cut, np.float32(chain - COSINE_TOLERANCE),
-                                               buffer, block)
+            i, j, w, compared = _chained_pairs(products, (i, j, w), compared, np.float32(chain - COSINE_TOLERANCE),
+                                               block)
         _, first = np.unique(i * n + j, return_index=True)  # sorted by (i, j); a pair found twice: its first weight
     return i[first], j[first], w[first], (None if compared.all() else compared)
 
@@ -272,16 +224,14 @@ def _column_blocks(first: int, n: int):
     return ((lo, min(lo + TILE_COLUMNS, n)) for lo in range(first, n, TILE_COLUMNS))
 
 
-def _upper_pairs(unit: np.ndarray, start: int, rows: int, buffer: np.ndarray, cut):
-    """(i < j, weight), sorted by (i, j), of the pairs at or above ``cut`` between rows
-    ``start .. start + rows`` and the rows after each, their products in ``buffer`` a column block
-    (:data:`TILE_COLUMNS`) at a time (:func:`~ctxselect.kernels.pairs._upper_pairs_above`)."""
-    left = unit[start:start + rows]
+def _upper_pairs(products: Tiles, start: int, rows: int):
+    """(i < j, weight), sorted by (i, j), of the pairs at or above the cut between rows
+    ``start .. start + rows`` and the rows after each, a column block (:data:`TILE_COLUMNS`) at a time
+    (:meth:`Tiles.product`, :func:`~ctxselect.kernels.pairs._upper_pairs_above`, :meth:`Tiles.check`)."""
     parts = []
-    for lo, hi in _column_blocks(start, len(unit)):
-        tile = buffer[: rows * (hi - lo)].reshape(rows, hi - lo)
-        np.matmul(left, unit[lo:hi].T, out=tile)
-        parts.append(_upper_pairs_above(tile, start, lo, cut))
+    for lo, hi in _column_blocks(start, len(products.unit)):
+        tile = products.product(slice(start, start + rows), lo, hi)
+        parts.append(products.check(*_upper_pairs_above(tile, start, lo, products.screen)))
     if len(parts) == 1:
         return parts[0]
     i, j, w = _joined(parts)  # each block row-major, the blocks in column order: stable by i is (i, j)
@@ -289,20 +239,18 @@ def _upper_pairs(unit: np.ndarray, start: int, rows: int, buffer: np.ndarray, cu
     return i[order], j[order], w[order]
 
 
-def _row_pairs(unit: np.ndarray, rows: np.ndarray, buffer: np.ndarray, cut, key: np.ndarray, limit: np.ndarray):
-    """(i < j, weight) of the pairs at or above ``cut`` between ``rows`` and every other row whose
-    ``key`` exceeds the row's ``limit`` (:func:`~ctxselect.kernels.pairs._row_pairs_above`), their
-    products in ``buffer`` a column block (:data:`TILE_COLUMNS`) at a time; in column-block order."""
+def _row_pairs(products: Tiles, rows: np.ndarray, key: np.ndarray, limit: np.ndarray):
+    """(i < j, weight) of the pairs at or above the cut between ``rows`` and every other row whose
+    ``key`` exceeds the row's ``limit`` (:func:`~ctxselect.kernels.pairs._row_pairs_above`), a column
+    block (:data:`TILE_COLUMNS`) at a time (:meth:`Tiles.product`, :meth:`Tiles.check`); in column-block order."""
     rows = np.asarray(rows, dtype=np.int64)  # shifted by lo below: never unsigned
-    left = unit[rows]
     parts = []
-    for lo, hi in _column_blocks(0, len(unit)):
-        tile = buffer[: len(rows) * (hi - lo)].reshape(len(rows), hi - lo)
-        np.matmul(left, unit[lo:hi].T, out=tile)
+    for lo, hi in _column_blocks(0, len(products.unit)):
+        tile = products.product(rows, lo, hi)
         # the block's column c is row lo + c: the kernel sees the rows shifted by lo, and its
         # (min, max) of shifted indices shifted back is the pair's
-        i, j, w = _row_pairs_above(tile, rows - lo, key[lo:hi], limit, cut)
-        parts.append((i + lo, j + lo, w) if lo else (i, j, w))
+        i, j, w = _row_pairs_above(tile, rows - lo, key[lo:hi], limit, products.screen)
+        parts.append(products.check(i + lo, j + lo, w) if lo else products.check(i, j, w))
     return parts[0] if len(parts) == 1 else _joined(parts)
 
 
@@ -319,8 +267,8 @@ def _priority_array(priority, n: int, field: str = "priority") -> np.ndarray:
     return out.astype(np.float64)
 
 
-def _chained_pairs(unit: np.ndarray, pairs, compared: np.ndarray, cut, chain, buffer: np.ndarray, block: int):
-    """``pairs`` (i, j, w) and the pairs at or above ``cut`` between the uncompared rows reachable
+def _chained_pairs(products: Tiles, pairs, compared: np.ndarray, chain, block: int):
+    """``pairs`` (i, j, w) and the pairs at or above the cut between the uncompared rows reachable
     from a compared row through pairs at or above ``chain`` and the other uncompared rows, found a
     frontier (``block`` rows a product) at a time (a pair between two frontier rows comes twice);
     and ``compared`` with those rows (compared with every row: the others' tiles held the rest)."""
@@ -335,7 +283,7 @@ def _chained_pairs(unit: np.ndarray, pairs, compared: np.ndarray, cut, chain, bu
         reached = []
         for at in range(0, len(frontier), block):
             rows = frontier[at:at + block]
-            a, b, v = _row_pairs(unit, rows, buffer, cut, open_columns, np.zeros(len(rows), dtype=np.int64))
+            a, b, v = _row_pairs(products, rows, open_columns, np.zeros(len(rows), dtype=np.int64))
             found.append((a, b, v))
             near = v >= chain
             reached += [a[near], b[near]]

@@ -1,5 +1,7 @@
 """One BLAS thread for small cosine products, scoped to the call: the user's setting is read on
-entry and put back on exit, the pairs are the same, and entering the limit stays cheap."""
+entry and put back on exit, the pairs are the same, and entering the limit stays cheap. The tiles
+here are BLAS's float32 products (on a CPU with AVX-512 VNNI they are int16 products by default:
+tests/features/test_tiles.py)."""
 
 import json
 import subprocess
@@ -14,6 +16,11 @@ threadpoolctl = pytest.importorskip("threadpoolctl")
 
 from ctxselect.features import similarity  # noqa: E402
 from ctxselect.features.similarity import cosine_pairs, one_blas_thread  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def float32_products(monkeypatch):
+    monkeypatch.setattr(similarity, "INT16_PRODUCTS", False)
 
 
 @pytest.fixture(scope="module")

@@ -15,6 +15,7 @@ from ctxselect.features.similarity import (
     minhash_pairs,
     text_signatures,
 )
+from ctxselect.features.tiles import Tiles
 from ctxselect.kernels.minhash import EMPTY
 from tests.naive.signals import (
     naive_cosine_pairs,
@@ -173,8 +174,11 @@ def test_row_pairs_in_column_blocks_take_any_integer_rows(monkeypatch):
     """The rows are shifted by each block's first column: unsigned rows must not wrap around."""
     monkeypatch.setattr(similarity, "TILE_COLUMNS", 2)
     unit = np.ones((4, 2), np.float32) / np.sqrt(np.float32(2))
-    buffer, cut = np.empty(16, np.float32), np.float32(0.5)
     want = [(0, 1), (1, 2), (1, 3)]
-    for dtype in (np.int64, np.int32, np.uint64, np.uint8):
-        i, j, _ = similarity._row_pairs(unit, np.array([1], dtype), buffer, cut, np.arange(4), np.full(1, -1))
-        assert sorted(zip(i.tolist(), j.tolist())) == want, dtype
+    for int16 in (False, True):  # (the int16 products' kernel needs AVX-512 VNNI)
+        if int16 and not similarity.INT16_PRODUCTS:
+            continue
+        products = Tiles(unit, 4, similarity.TILE_COLUMNS, np.float32(0.5), int16=int16, serial=True)
+        for dtype in (np.int64, np.int32, np.uint64, np.uint8):
+            i, j, _ = similarity._row_pairs(products, np.array([1], dtype), np.arange(4), np.full(1, -1))
+            assert sorted(zip(i.tolist(), j.tolist())) == want, (int16, dtype)

@@ -1,0 +1,76 @@
+"""Cosine tiles by either product (features/tiles.py): BLAS's float32 GEMM, or the int16 products
+screened and checked (kernels/products.py, where the CPU has AVX-512 VNNI). Both give the twin's
+pairs (tests/naive/signals.py), and the same pairs as each other, whole or cut by a reach."""
+
+import numpy as np
+import pytest
+
+from ctxselect.features import similarity
+from ctxselect.features.similarity import cosine_pairs, cosine_pairs_until
+from ctxselect.features.tiles import Tiles
+from tests.naive.signals import naive_cosine_pairs
+
+ROUTES = [False, pytest.param(True, marks=pytest.mark.skipif(
+    not similarity.INT16_PRODUCTS, reason="int16 products need the JIT and AVX-512 VNNI"))]
+
+
+def as_dict(i, j, w, *_):
+    return {(int(a), int(b)): float(v) for a, b, v in zip(i, j, w)}
+
+
+def near_duplicates(seed, n, d):
+    """Rows in clusters (copies with noise of several sizes): pairs on both sides of any threshold."""
+    rng = np.random.default_rng(seed)
+    emb = rng.normal(size=(n, d))
+    for k in range(0, n - 1, 3):
+        emb[k + 1] = emb[k] + rng.normal(scale=rng.choice([0.05, 0.3, 0.6, 1.0]), size=d)
+    return emb
+
+
+@pytest.mark.parametrize("int16", ROUTES)
+@pytest.mark.parametrize("n, d, threshold, block, columns", [(90, 7, 0.8, 16, None), (150, 33, 0.5, 64, 64),
+                                                           (70, 1, 0.99, 8, 1), (200, 384, 0.8, 512, None)])
+def test_either_product_gives_the_twins_pairs(monkeypatch, int16, n, d, threshold, block, columns):
+    monkeypatch.setattr(similarity, "INT16_PRODUCTS", int16)
+    if columns is not None:
+        monkeypatch.setattr(similarity, "TILE_COLUMNS", columns)
+    emb = near_duplicates(n + d, n, d)
+    got = as_dict(*cosine_pairs(emb, threshold, block=block))
+    want = naive_cosine_pairs(emb.tolist(), threshold)
+    assert len(want) >= 5  # precondition: pairs to find
+    for key in set(got) ^ set(want):  # only float32 rounding at the threshold may differ
+        assert abs(want.get(key, got.get(key)) - threshold) <= 1e-5, key
+    for key in set(got) & set(want):
+        assert got[key] == pytest.approx(want[key], abs=1e-6)
+
+
+@pytest.mark.skipif(not similarity.INT16_PRODUCTS, reason="int16 products need the JIT and AVX-512 VNNI")
+@pytest.mark.parametrize("most", [None, 40])
+def test_both_products_find_the_same_pairs(monkeypatch, most):
+    """2,000 x 64 clustered rows, whole and with a reach of 40 rows (and chained near-duplicates):
+    the same pairs and compared rows, weights within float32 rounding."""
+    emb = near_duplicates(5, 2_000, 64)
+    priority = np.random.default_rng(6).random(2_000)
+    monkeypatch.setattr(similarity, "UNCUT_WORK", 0)  # (a reach cuts only a larger product)
+    runs = []
+    for int16 in (False, True):
+        monkeypatch.setattr(similarity, "INT16_PRODUCTS", int16)
+        runs.append(cosine_pairs_until(emb, 0.8, priority=priority, most=most, chain=0.95, block=256))
+    (a, b) = runs
+    assert len(a[0]) > (300 if most is None else 10)  # precondition: pairs to compare
+    assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+    np.testing.assert_allclose(a[2], b[2], atol=1e-6, rtol=0)
+    assert (a[3] is None) == (most is None) and (a[3] is None or np.array_equal(a[3], b[3]))
+
+
+@pytest.mark.parametrize("int16", ROUTES)
+def test_a_tile_against_any_column_range(int16):
+    """Ranges that start and end inside a 64-column block, and a tile of one row."""
+    emb = near_duplicates(9, 150, 10)
+    unit = similarity.normalised_rows(emb)
+    products = Tiles(unit, 8, 256, np.float32(0.0), int16=int16, serial=True)
+    for rows, lo, hi in [(slice(0, 8), 0, 150), (np.array([149, 3, 70]), 5, 69), (slice(10, 11), 130, 150)]:
+        tile = products.product(rows, lo, hi)
+        want = unit[rows].astype(np.float64) @ unit[lo:hi].T.astype(np.float64)
+        scale = float(32_767**2) if products.int16 else 1.0
+        np.testing.assert_allclose(tile / scale, want, atol=1e-3 if products.int16 else 1e-6)
