@@ -219,6 +219,19 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
     return i[first], j[first], w[first], (None if compared.all() else compared)
 
 
+def load_cosine() -> None:
+    """Load (or compile) every kernel a cosine runs, before a time limit starts: the unit rows, the
+    products on one thread and on several (:class:`~ctxselect.features.tiles.Tiles`), the upper
+    triangle's and a reach's or chain's extraction, and the check; on 6 and 64 rows of two numbers, as
+    an int16 tile is a strided view (columns within a 64-column block) or a contiguous one (whole blocks)."""
+    for n in (6, 64):
+        unit = normalised_rows(np.resize([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0]], (n, 2)), kept=True)
+        for serial in (True, False):
+            products = Tiles(unit, 4, TILE_COLUMNS, np.float32(0.5), int16=INT16_PRODUCTS, serial=serial)
+            _upper_pairs(products, 0, 4)
+            _row_pairs(products, np.arange(4), np.arange(n), np.full(4, -1))
+
+
 def _column_blocks(first: int, n: int):
     """The column ranges [lo, hi) of :data:`TILE_COLUMNS` from ``first`` to ``n``."""
     return ((lo, min(lo + TILE_COLUMNS, n)) for lo in range(first, n, TILE_COLUMNS))

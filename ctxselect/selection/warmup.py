@@ -12,7 +12,7 @@ from enum import Enum
 import numpy as np
 
 from ctxselect.features.compute import signals as compute_signals
-from ctxselect.features.similarity import minhash_pairs, minhash_route, text_signatures
+from ctxselect.features.similarity import load_cosine, minhash_pairs, minhash_route, text_signatures
 from ctxselect.packing import pack
 from ctxselect.selection.problem import ObjectiveWeights, build_problem, marginal_gains
 from ctxselect.selection.solvers.core import upper_bound
@@ -140,7 +140,7 @@ def _load_mmr() -> None:
 
 _LOADERS = {
     _Part.BASE: _load_base,
-    _Part.EMBEDDINGS: lambda: _tiny_problem(embeddings=True),
+    _Part.EMBEDDINGS: lambda: (_tiny_problem(embeddings=True), load_cosine()),
     _Part.PAIRS: lambda: minhash_pairs(np.repeat(text_signatures(["a b c d", "a b c e"])[0], 101, axis=0), 0.5,
                                        exhaustive=True),  # 202 rows: SERIAL_PAIRS or more, the parallel kernel
     _Part.LSH: lambda: minhash_pairs(text_signatures(["a b c d", "a b c e"])[0], 0.5, exhaustive=False),
