@@ -222,14 +222,12 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
 def load_cosine() -> None:
     """Load (or compile) every kernel a cosine runs, before a time limit starts: the unit rows, the
     products on one thread and on several (:class:`~ctxselect.features.tiles.Tiles`), the upper
-    triangle's and a reach's or chain's extraction, and the check; on 6 and 64 rows of two numbers, as
-    an int16 tile is a strided view (columns within a 64-column block) or a contiguous one (whole blocks)."""
-    for n in (6, 64):
-        unit = normalised_rows(np.resize([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0]], (n, 2)), kept=True)
-        for serial in (True, False):
-            products = Tiles(unit, 4, TILE_COLUMNS, np.float32(0.5), int16=INT16_PRODUCTS, serial=serial)
-            _upper_pairs(products, 0, 4)
-            _row_pairs(products, np.arange(4), np.arange(n), np.full(4, -1))
+    triangle's and a reach's or chain's extraction, and the check; on six rows of two numbers."""
+    unit = normalised_rows(np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0]] * 2), kept=True)
+    for serial in (True, False):
+        products = Tiles(unit, 4, TILE_COLUMNS, np.float32(0.5), int16=INT16_PRODUCTS, serial=serial)
+        _upper_pairs(products, 0, 4)
+        _row_pairs(products, np.arange(4), np.arange(6), np.full(4, -1))
 
 
 def _column_blocks(first: int, n: int):
@@ -242,8 +240,9 @@ def _upper_pairs(products: Tiles, start: int, rows: int):
     ``start .. start + rows`` and the rows after each, a column block (:data:`TILE_COLUMNS`) at a time
     (:meth:`Tiles.product`, :func:`~ctxselect.kernels.pairs._upper_pairs_above`, :meth:`Tiles.check`)."""
     parts = []
+    ready = products.rows(slice(start, start + rows))
     for lo, hi in _column_blocks(start, len(products.unit)):
-        tile = products.product(slice(start, start + rows), lo, hi)
+        tile = products.product(ready, lo, hi)
         parts.append(products.check(*_upper_pairs_above(tile, start, lo, products.screen)))
     if len(parts) == 1:
         return parts[0]
@@ -258,8 +257,9 @@ def _row_pairs(products: Tiles, rows: np.ndarray, key: np.ndarray, limit: np.nda
     block (:data:`TILE_COLUMNS`) at a time (:meth:`Tiles.product`, :meth:`Tiles.check`); in column-block order."""
     rows = np.asarray(rows, dtype=np.int64)  # shifted by lo below: never unsigned
     parts = []
+    ready = products.rows(rows)
     for lo, hi in _column_blocks(0, len(products.unit)):
-        tile = products.product(rows, lo, hi)
+        tile = products.product(ready, lo, hi)
         # the block's column c is row lo + c: the kernel sees the rows shifted by lo, and its
         # (min, max) of shifted indices shifted back is the pair's
         i, j, w = _row_pairs_above(tile, rows - lo, key[lo:hi], limit, products.screen)

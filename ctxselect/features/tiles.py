@@ -23,6 +23,7 @@ from ctxselect.kernels.products import (
     _int16_tile,
     _int16_tile_serial,
     _pack_columns,
+    _pack_columns_serial,
     _pack_rows,
     screen_cut,
 )
@@ -63,31 +64,37 @@ class Tiles:
             return
         pairs = (d + 1) // 2
         self.packed = scratch("int16 columns", (_up(n, BLOCK_COLUMNS) // BLOCK_COLUMNS, pairs, BLOCK_COLUMNS), np.int32)
-        _pack_columns(unit, self.packed)
+        (_pack_columns_serial if serial else _pack_columns)(unit, self.packed)
         self.left = scratch("int16 rows", (_up(block, ROWS), pairs), np.int32)
-        width = min(_up(n, BLOCK_COLUMNS), columns + 2 * BLOCK_COLUMNS)  # a range [lo, hi) rounded out to blocks
+        width = min(_up(n, BLOCK_COLUMNS), columns + BLOCK_COLUMNS)  # a range [lo, hi) from its block's start
         self.buffer = scratch("int16 tiles", (_up(block, ROWS) * width,), np.int32)
         self.screen = np.int64(screen_cut(float(cut), d))
         self.kernel = _int16_tile_serial if serial else _int16_tile
 
-    def product(self, rows, lo: int, hi: int) -> np.ndarray:
-        """The tile of the unit rows ``rows`` (a slice or positions) against rows ``lo .. hi`` (at most
-        ``columns`` of them): ``tile[r, c]`` for row ``rows[r]`` and row ``lo + c``."""
+    def rows(self, rows) -> tuple:
+        """The unit rows ``rows`` (a slice or positions) made ready for :meth:`product` (gathered, or
+        rounded into word pairs), once for all the column ranges they meet."""
         if not self.int16:
-            left = self.unit[rows]
+            return (self.unit[rows],)
+        positions = np.arange(rows.start, rows.stop) if isinstance(rows, slice) else rows
+        left = self.left[: _up(len(positions), ROWS)]
+        _pack_rows(self.unit, positions, left)
+        return left, len(positions)
+
+    def product(self, ready: tuple, lo: int, hi: int) -> np.ndarray:
+        """The tile (C-contiguous) of :meth:`rows`' rows against rows ``lo .. hi`` (at most ``columns``
+        of them): ``tile[r, c]`` for row ``rows[r]`` and row ``lo + c``."""
+        if not self.int16:
+            left = ready[0]
             tile = self.buffer[: len(left) * (hi - lo)].reshape(len(left), hi - lo)
             np.matmul(left, self.unit[lo:hi].T, out=tile)
             return tile
-        positions = np.arange(rows.start, rows.stop) if isinstance(rows, slice) else rows
-        count = len(positions)
-        left = self.left[: _up(count, ROWS)]
-        _pack_rows(self.unit, positions, left)
+        left, count = ready
         first = lo // BLOCK_COLUMNS
-        width = _up(hi, BLOCK_COLUMNS) - first * BLOCK_COLUMNS
-        tile = self.buffer[: len(left) * width].reshape(len(left), width)
+        shift = lo - first * BLOCK_COLUMNS  # 0 but for a tile size that is not a multiple of BLOCK_COLUMNS
+        tile = self.buffer[: len(left) * (hi - lo + shift)].reshape(len(left), hi - lo + shift)
         self.kernel(left, self.packed, first, tile)
-        shift = lo - first * BLOCK_COLUMNS
-        return tile[:count, shift:shift + hi - lo]
+        return tile[:count] if not shift else np.ascontiguousarray(tile[:count, shift:])
 
     def check(self, i: np.ndarray, j: np.ndarray, w: np.ndarray):
         """The pairs a kernel found in a tile at or above :attr:`screen`: those whose cosine reaches

@@ -52,7 +52,10 @@ def _block(typingctx, left, row0, packed, block, out, out_row0, out_col0):
     """``out[out_row0 + r, out_col0 + c] = Σ_k left[row0 + r, k] · packed[block, k, c]`` as word pairs
     (r < ROWS, c < BLOCK_COLUMNS), one ``vpdpwssd`` per (r, 16 columns, word pair); ``left`` (rows,
     ⌈d/2⌉) and ``packed`` (blocks, ⌈d/2⌉, BLOCK_COLUMNS) int32 C-contiguous with ⌈d/2⌉ ≥ 1, ``out``
-    int32 C-contiguous. No bounds are checked: the caller's loops keep every index inside."""
+    int32 C-contiguous (another layout does not compile). No bounds are checked: the caller's loops keep
+    every index inside."""
+    if any(getattr(a, "layout", None) != "C" or a.dtype != types.int32 for a in (left, packed, out)):
+        return None  # (a strided view would be read and written as if contiguous)
     sig = types.void(left, types.int64, packed, types.int64, out, types.int64, types.int64)
 
     def codegen(context, builder, signature, args):
@@ -108,40 +111,56 @@ def _block(typingctx, left, row0, packed, block, out, out_row0, out_col0):
 
 @parallel
 def _int16_tile(left, packed, first_block, out):
-    """``out[r, c] = q(row r) · q(column first_block·BLOCK_COLUMNS + c)`` for every row of ``left``
-    (a multiple of ROWS) and the blocks from ``first_block`` that ``out`` holds (its width a multiple
-    of BLOCK_COLUMNS); the blocks in parallel, each writing only its own columns of ``out``."""
-    blocks = out.shape[1] // BLOCK_COLUMNS
+    """``out[r, c] = q(row r) · q(column first_block·BLOCK_COLUMNS + c)`` for every row of ``left`` (a
+    multiple of ROWS) and every column of ``out`` (any width: a last partial block goes through a small
+    buffer of its own); the blocks in parallel, each writing only its own columns of ``out``."""
+    width = out.shape[1]
+    blocks = (width + BLOCK_COLUMNS - 1) // BLOCK_COLUMNS
     for b in prange(blocks):
-        for r in range(0, left.shape[0], ROWS):
-            _block(left, r, packed, first_block + b, out, r, b * BLOCK_COLUMNS)
+        at = b * BLOCK_COLUMNS
+        if at + BLOCK_COLUMNS <= width:
+            for r in range(0, left.shape[0], ROWS):
+                _block(left, r, packed, first_block + b, out, r, at)
+        else:
+            part = np.empty((ROWS, BLOCK_COLUMNS), dtype=np.int32)
+            for r in range(0, left.shape[0], ROWS):
+                _block(left, r, packed, first_block + b, part, 0, 0)
+                out[r:r + ROWS, at:] = part[:, : width - at]
 
 
 _int16_tile_serial = serial_twin(_int16_tile, "_int16_tile_serial")
 
 
 @serial
-def _pair(unit, i, k, d):
-    """Components 2k and 2k + 1 of row i rounded to int16 at INT16_SCALE (clamped: a norm of 1 + 1e-7;
-    a component past d is 0) as one int32 word pair: the first in the low half, the second in the high."""
-    low = min(max(round(np.float64(unit[i, 2 * k]) * INT16_SCALE), -INT16_SCALE), INT16_SCALE)
-    high = (min(max(round(np.float64(unit[i, 2 * k + 1]) * INT16_SCALE), -INT16_SCALE), INT16_SCALE)
-            if 2 * k + 1 < d else 0)
+def _word_pair(first, second):
+    """Two unit-row components rounded to int16 at INT16_SCALE (half to even; clamped: a norm of
+    1 + 1e-7) as one int32 word pair: the first in the low half, the second in the high."""
+    low = min(max(np.rint(np.float64(first) * INT16_SCALE), -INT16_SCALE), INT16_SCALE)
+    high = min(max(np.rint(np.float64(second) * INT16_SCALE), -INT16_SCALE), INT16_SCALE)
     return np.int32((np.int64(low) & 0xFFFF) + np.int64(high) * 65536)
 
 
-@serial
+@parallel
 def _pack_columns(unit, packed):
     """Every row of ``unit`` (float32, n x d) rounded into ``packed`` ((⌈n/BLOCK_COLUMNS⌉, ⌈d/2⌉,
     BLOCK_COLUMNS) int32): row i's components 2k and 2k + 1 in ``packed[i // B, k, i % B]`` (low and
-    high half); the padding (rows past n, a last odd component) is zero."""
+    high half); the padding (rows past n, a last odd component) is zero. The blocks in parallel, each
+    writing its own."""
     n, d = unit.shape
     pairs = packed.shape[1]
-    packed[:] = 0
-    for i in range(n):
-        b, c = i // BLOCK_COLUMNS, i % BLOCK_COLUMNS
+    for b in prange(packed.shape[0]):
+        rows = min(BLOCK_COLUMNS, n - b * BLOCK_COLUMNS)
+        packed[b, :, rows:] = 0
         for k in range(pairs):
-            packed[b, k, c] = _pair(unit, i, k, d)
+            if 2 * k + 1 < d:
+                for c in range(rows):
+                    packed[b, k, c] = _word_pair(unit[b * BLOCK_COLUMNS + c, 2 * k], unit[b * BLOCK_COLUMNS + c, 2 * k + 1])
+            else:
+                for c in range(rows):
+                    packed[b, k, c] = _word_pair(unit[b * BLOCK_COLUMNS + c, 2 * k], 0.0)
+
+
+_pack_columns_serial = serial_twin(_pack_columns, "_pack_columns_serial")
 
 
 @serial
@@ -150,11 +169,13 @@ def _pack_rows(unit, rows, left):
     ``len(rows)`` are zero."""
     d = unit.shape[1]
     pairs = left.shape[1]
-    left[:] = 0
+    left[rows.shape[0]:] = 0
     for r in range(rows.shape[0]):
         i = rows[r]
-        for k in range(pairs):
-            left[r, k] = _pair(unit, i, k, d)
+        for k in range(d // 2):
+            left[r, k] = _word_pair(unit[i, 2 * k], unit[i, 2 * k + 1])
+        if pairs > d // 2:
+            left[r, pairs - 1] = _word_pair(unit[i, d - 1], 0.0)
 
 
 @serial

@@ -90,6 +90,11 @@ def test_tiles_match_the_twin_serial_and_parallel(n, d, first):
         kernel(left, cols, first, out)
         assert out[: len(rows), : hi - lo].tolist() == want
         assert not out[len(rows):].any() and not out[:, hi - lo:].any()  # zero rows and columns give 0
+        exact = np.full((len(left), hi - lo), 9, np.int32)  # a partial last block: its columns only
+        kernel(left, cols, first, exact)
+        assert exact[: len(rows)].tolist() == want and not exact[len(rows):].any()
+    with pytest.raises(Exception, match="(?i)typing|no implementation|invalid use"):  # a strided view
+        _int16_tile_serial(left, cols, first, np.zeros((len(left), hi - lo + 1), np.int32)[:, :-1])
 
 
 @needs_vnni
