@@ -31,7 +31,7 @@ from numba.core import config as numba_config
 from numba.core import caching
 from numba.misc.appdirs import AppDirs
 
-__all__ = ["CACHE_DIR", "CACHE_READ_ONLY", "serial", "parallel", "serial_twin", "TOLERANCE", "SIMILARITY_EPSILON", "SOLVER_SCALE",
+__all__ = ["CACHE_DIR", "CACHE_READ_ONLY", "serial", "parallel", "serial_sums", "parallel_sums", "serial_twin", "TOLERANCE", "SIMILARITY_EPSILON", "SOLVER_SCALE",
            "ROW_SCALE", "SERIAL_BYTES", "SERIAL_PAIRS", "INT16_PRODUCTS"]
 
 #: The one float slack for comparing a value with a threshold (gate conditions, ties between
@@ -64,14 +64,16 @@ COSINE_PRODUCTS_CHOICES = ("auto", "float32")
 
 def _int16_products() -> bool:
     """Whether cosine tiles are int16 products: ``CTXSELECT_COSINE_PRODUCTS`` is ``auto``, the JIT is on,
-    and Numba compiles for this host's CPU (``NUMBA_CPU_NAME`` unset or ``host``), which has AVX-512 VNNI
-    and BW. Another value of the variable: a warning naming the valid ones, and ``auto``."""
+    and Numba compiles for this host's CPU (``NUMBA_CPU_NAME`` unset or ``host``, ``NUMBA_CPU_FEATURES``
+    unset: a feature turned off there would not compile), which has AVX-512 VNNI and BW. Another value of the variable: a warning naming the valid ones, and ``auto``."""
     choice = os.environ.get("CTXSELECT_COSINE_PRODUCTS", "auto")
     if choice not in COSINE_PRODUCTS_CHOICES:
         warnings.warn(f"ctxselect: CTXSELECT_COSINE_PRODUCTS={choice!r} is not one of "
                       f"{', '.join(COSINE_PRODUCTS_CHOICES)}; using 'auto'", RuntimeWarning, stacklevel=2)
         choice = "auto"
     if choice != "auto" or numba_config.DISABLE_JIT or numba_config.CPU_NAME not in (None, "host"):
+        return False
+    if numba_config.CPU_FEATURES is not None:  # NUMBA_CPU_FEATURES: what Numba compiles for, not the host
         return False
     try:
         from llvmlite import binding
@@ -183,10 +185,14 @@ elif CACHE_DIR is None:
 
 serial = _jit(nogil=True)
 parallel = _jit(nogil=True, parallel=True)
+#: Kernels whose float sums may be reordered (into SIMD lanes): the same compiled kernel gives the same
+#: sum for the same input, which may differ from a sequential sum in the last bits.
+parallel_sums = _jit(nogil=True, parallel=True, fastmath={"reassoc", "nsz"})
+serial_sums = _jit(nogil=True, fastmath={"reassoc", "nsz"})
 
 
-def serial_twin(kernel, name: str):
-    """A serial compilation of a ``parallel`` kernel, under its own name.
+def serial_twin(kernel, name: str, jit=None):
+    """A serial compilation (``jit``, default :data:`serial`) of a ``parallel`` kernel, under its own name.
 
     Numba's on-disk cache keys a function by its module, qualified name and first line, not by
     ``parallel``: compiling the same Python function twice (``serial(kernel.py_func)``) shared one
@@ -198,4 +204,4 @@ def serial_twin(kernel, name: str):
     twin.__qualname__ = name
     twin.__module__ = func.__module__
     twin.__doc__ = func.__doc__
-    return serial(twin)
+    return (serial if jit is None else jit)(twin)

@@ -228,6 +228,8 @@ def load_cosine() -> None:
         products = Tiles(unit, 4, TILE_COLUMNS, np.float32(0.5), int16=INT16_PRODUCTS, serial=serial)
         _upper_pairs(products, 0, 4)
         _row_pairs(products, np.arange(4), np.arange(6), np.full(4, -1))
+        many = np.zeros(SERIAL_PAIRS if serial else 1, dtype=np.int64)  # the check's parallel and serial kernels
+        products.check(many, many + 1, many.astype(np.float64))
 
 
 def _column_blocks(first: int, n: int):

@@ -7,7 +7,8 @@ the cut, with their weights. With the float32 GEMM the tile holds the cosines (`
 pairs as found); with int16 products (:data:`~ctxselect._config.INT16_PRODUCTS`, where the CPU has
 AVX-512 VNNI: :mod:`ctxselect.kernels.products`) it holds exact integer products of the rows rounded at
 32,767, the screen lies below the cut by the rounding's worst error, and ``check`` computes each
-screened pair's cosine again from the unit rows (float64 sums) and keeps those at or above the cut.
+screened pair's cosine again from the unit rows (float64 sums; in parallel from SERIAL_PAIRS pairs) and
+keeps those at or above the cut.
 Buffers are the thread's kept ones (:mod:`ctxselect.features.scratch`).
 """
 
@@ -15,11 +16,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ctxselect._config import SERIAL_PAIRS
 from ctxselect.features.scratch import scratch
 from ctxselect.kernels.products import (
     BLOCK_COLUMNS,
+    MAX_NORM,
     ROWS,
     _check_pairs,
+    _check_pairs_serial,
     _int16_tile,
     _int16_tile_serial,
     _pack_columns,
@@ -49,7 +53,8 @@ class Tiles:
     cut : numpy.float32
         The least cosine a pair keeps.
     int16 : bool
-        Int16 products (else the float32 GEMM); never for d = 0.
+        Int16 products (else the float32 GEMM); never for d = 0, nor when a row's norm passes
+        :data:`~ctxselect.kernels.products.MAX_NORM` (:attr:`int16` says which).
     serial : bool
         The int16 products on one thread (small products), else on every Numba thread.
     """
@@ -58,13 +63,16 @@ class Tiles:
         n, d = unit.shape
         self.unit, self.cut = unit, cut
         self.int16 = bool(int16 and d > 0 and n > 0)
+        if self.int16:
+            pairs = (d + 1) // 2
+            self.packed = scratch("int16 columns", (_up(n, BLOCK_COLUMNS) // BLOCK_COLUMNS, pairs, BLOCK_COLUMNS),
+                                  np.int32)
+            # rows normalised from tiny numbers (subnormal squares) may pass norm 1: the screen's bound assumes not
+            self.int16 = (_pack_columns_serial if serial else _pack_columns)(unit, self.packed) <= MAX_NORM
         if not self.int16:
             self.buffer = scratch("cosine tiles", (block * min(n, columns),), np.float32)
             self.screen = cut
             return
-        pairs = (d + 1) // 2
-        self.packed = scratch("int16 columns", (_up(n, BLOCK_COLUMNS) // BLOCK_COLUMNS, pairs, BLOCK_COLUMNS), np.int32)
-        (_pack_columns_serial if serial else _pack_columns)(unit, self.packed)
         self.left = scratch("int16 rows", (_up(block, ROWS), pairs), np.int32)
         width = min(_up(n, BLOCK_COLUMNS), columns + BLOCK_COLUMNS)  # a range [lo, hi) from its block's start
         self.buffer = scratch("int16 tiles", (_up(block, ROWS) * width,), np.int32)
@@ -101,4 +109,4 @@ class Tiles:
         the cut, with their weights (the int16 products' pairs computed again; the GEMM's as they are)."""
         if not self.int16:
             return i, j, w
-        return _check_pairs(self.unit, i, j, float(self.cut))
+        return (_check_pairs_serial if len(i) < SERIAL_PAIRS else _check_pairs)(self.unit, i, j, float(self.cut))

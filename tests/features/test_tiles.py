@@ -75,3 +75,17 @@ def test_a_tile_against_any_column_range(int16):
         want = unit[rows].astype(np.float64) @ unit[lo:hi].T.astype(np.float64)
         scale = float(32_767**2) if products.int16 else 1.0
         np.testing.assert_allclose(tile / scale, want, atol=1e-3 if products.int16 else 1e-6)
+
+
+def test_rows_of_tiny_numbers_take_the_float32_products():
+    """Rows normalised from numbers whose squares are subnormal can pass norm 1 (the screen's bound
+    assumes not): that call's tiles are the float32 GEMM's, and the pairs are its."""
+    emb = np.array([[2.5e-162, 0.0], [0.8, 0.6], [1.0, 0.0], [0.0, 1.0]])
+    unit = similarity.normalised_rows(emb)
+    assert np.linalg.norm(unit[0].astype(np.float64)) > 1.01  # precondition: a row past norm 1
+    assert not Tiles(unit, 4, 64, np.float32(0.5), int16=True, serial=True).int16
+    got = cosine_pairs(emb, 0.85)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(similarity, "INT16_PRODUCTS", False)
+        want = cosine_pairs(emb, 0.85)
+    assert all(np.array_equal(a, b) for a, b in zip(got, want))

@@ -14,8 +14,10 @@ from ctxselect._config import INT16_PRODUCTS
 from ctxselect.kernels.products import (
     BLOCK_COLUMNS,
     INT16_SCALE,
+    MAX_NORM,
     ROWS,
     _check_pairs,
+    _check_pairs_serial,
     _int16_tile,
     _int16_tile_serial,
     _pack_columns,
@@ -25,7 +27,7 @@ from ctxselect.kernels.products import (
 from tests.naive.products import (
     naive_check_pairs,
     naive_int16_tile,
-    naive_screen_cut,
+    naive_largest_norm,
     naive_word_pairs,
 )
 
@@ -42,7 +44,8 @@ def unit_rows(rng, n, d, zero=()):
 def packed_columns(unit):
     n, d = unit.shape
     out = np.full((-(-n // BLOCK_COLUMNS), (d + 1) // 2, BLOCK_COLUMNS), 7, np.int32)  # junk: the kernel clears it
-    _pack_columns(unit, out)
+    largest = _pack_columns(unit, out)
+    assert largest == pytest.approx(naive_largest_norm(unit.tolist()), rel=1e-12)
     return out
 
 
@@ -99,8 +102,8 @@ def test_tiles_match_the_twin_serial_and_parallel(n, d, first):
 
 @needs_vnni
 def test_the_largest_products_are_exact():
-    """Rows of ±1 in one component, and rows spread evenly: |q·q| up to 32,767² and sums that pass
-    2^31 on the way (as int32 lanes) end exact."""
+    """Rows of ±1 in one component, and rows spread evenly: products up to ±32,767² (the int32 lanes
+    never wrap: each partial sum is bounded as the whole is) are exact."""
     d = 256
     unit = np.zeros((8, d), np.float32)
     unit[0, 0], unit[1, 0], unit[2, 5] = 1.0, -1.0, 1.0
@@ -114,10 +117,33 @@ def test_the_largest_products_are_exact():
     assert out[0, 0] == 32_767**2 and out[0, 1] == -(32_767**2)
 
 
-def test_screen_cut_matches_the_twin():
-    for cut in (-1.0, 0.0, 0.5, 0.79999, 0.95, 1.0):
-        for d in (1, 2, 384, 4096):
-            assert screen_cut(cut, d) == naive_screen_cut(cut, d)
+def test_screen_cut_of_any_cut():
+    """Infinite and huge cuts screen nothing or everything; NaN nothing (as a comparison with it)."""
+    assert screen_cut(math.inf, 384) == screen_cut(1e300, 384) == screen_cut(math.nan, 384) == 2**62
+    assert screen_cut(-math.inf, 384) == screen_cut(-1e300, 384) == -(2**62)
+    assert screen_cut(1.0, 1) == math.floor(INT16_SCALE**2 - INT16_SCALE * MAX_NORM - 0.25 - 1)
+
+
+@needs_vnni
+@pytest.mark.parametrize("d", [1, 2, 3, 4, 8, 16, 64])
+def test_every_pair_at_its_own_cosine_passes_the_screen(d):
+    """Each of ~20,000 pairs of random rows, and of rows whose components round by almost half a unit,
+    taken with a cut at its own checked cosine: its product reaches the screen. At small d the worst
+    error comes within ~0.9 of the bound; a bound a third of this one fails here."""
+    rng = np.random.default_rng(d)
+    unit = unit_rows(rng, 200, d)
+    half = np.round(unit * INT16_SCALE) + rng.choice([-0.4999, 0.4999], size=unit.shape)  # rounding's worst
+    unit[100:] = (half[100:] / np.linalg.norm(half[100:], axis=1, keepdims=True)).astype(np.float32)
+    left, cols = packed_rows(unit, range(200)), packed_columns(unit)
+    out = np.empty((len(left), cols.shape[0] * BLOCK_COLUMNS), np.int32)
+    _int16_tile_serial(left, cols, 0, out)
+    exact = unit.astype(np.float64) @ unit.astype(np.float64).T
+    worst = 0.0
+    for a in range(200):
+        for b in range(a + 1, 200):
+            assert out[a, b] >= screen_cut(exact[a, b], d), (a, b)
+            worst = max(worst, INT16_SCALE**2 * exact[a, b] - out[a, b])
+    assert worst <= INT16_SCALE * math.sqrt(d) * MAX_NORM + d / 4 + 1
 
 
 @needs_vnni
@@ -155,5 +181,9 @@ def test_check_pairs_matches_the_twin(count):
         i[0], j[0] = 4, 5  # the same row twice: a cosine of ~1, clipped
     for cut in (-1.0, 0.0, 0.3):
         got = _check_pairs(unit, i, j, cut)
-        assert list(zip(*(a.tolist() for a in got))) == naive_check_pairs(unit, i.tolist(), j.tolist(), cut)
+        want = naive_check_pairs(unit, i.tolist(), j.tolist(), cut)  # sums in another order: the last bits
+        assert [(a, b) for a, b, _ in want] == list(zip(got[0].tolist(), got[1].tolist()))
+        np.testing.assert_allclose(got[2], [w for _, _, w in want], rtol=0, atol=1e-12)
         assert got[0].dtype == np.int64 and got[2].dtype == np.float64
+        serial = _check_pairs_serial(unit, i, j, cut)
+        assert all(np.array_equal(x, y) for x, y in zip(got, serial))  # the same sums on one thread

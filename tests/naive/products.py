@@ -1,5 +1,5 @@
 """Plain-Python twins of ctxselect/kernels/products.py (no numpy in the algorithms): unit rows rounded
-to int16, their exact products, the screen, and the check of screened pairs."""
+to int16, their exact products, the largest norm, and the check of screened pairs."""
 
 import math
 
@@ -28,9 +28,9 @@ def naive_int16_tile(unit, rows, lo, hi):
     return [[sum(a * b for a, b in zip(q[r], q[c])) for c in range(lo, hi)] for r in rows]
 
 
-def naive_screen_cut(cut, d):
-    """The least product of a pair whose cosine reaches ``cut`` (the kernel module's bound)."""
-    return math.floor(SCALE * SCALE * cut - SCALE * math.sqrt(d) * (1 + 1e-6) - d / 4 - 1)
+def naive_largest_norm(unit):
+    """The largest Euclidean norm of a row (its squares summed in float64, in order)."""
+    return max((math.sqrt(sum(float(x) ** 2 for x in row)) for row in unit), default=0.0)
 
 
 def naive_check_pairs(unit, i, j, cut):
