@@ -48,9 +48,13 @@ EXACT_MAX_CORE = 500
 #: CP-SAT had found none (fallback). On a 13,032-chunk core (n = 50,000, a budget holding 13,000
 #: chunks) it found none either and its arrays cost ~60 ms more: such cores stay CP-SAT's.
 QUICK_MAX_CORE = 5_000
-#: Nodes before the branch and bound hands its incumbent to CP-SAT: 1-5 ms at ~170 chunks, 12-29 ms
-#: at ~410. Within it, 36 of 50 generated queries prove at n = 200, 35 of 50 at n = 500.
-NODE_LIMIT = 5_000
+#: Nodes before the branch and bound hands its incumbent to CP-SAT. Measured on the whole-set models of
+#: 30 benchmarks/latency.py queries at 2,000 x 384 (~430-500 chunks compared; 2026-12-05, AMD EPYC):
+#: 5,000 nodes proved 17 (a search stopped at the limit took 3.2 ms, median), 8,000 proved 21 (4.8 ms),
+#: 12,000 22 (6.8 ms), 25,000 24 (14 ms); a proof took 1.9 ms (median, 4.6 at most) and CP-SAT ~19 ms
+#: (its model and solve) on those the search hands over. (2026-12-01: 36 of 50 queries proved within
+#: 5,000 at n = 200, 35 of 50 at n = 500.)
+NODE_LIMIT = 8_000
 #: The same on a core smaller than the eligible set (CP-SAT's hint when it stops there). Measured
 #: on the ~200-chunk cores of 15 generated queries at n = 2,000 (benchmarks/latency.py instances):
 #: 10 proved within 689-2,754 nodes (1-6 ms; CP-SAT took 10-29 ms on them), 2 in 8,324 and 11,921
