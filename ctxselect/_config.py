@@ -31,8 +31,9 @@ from numba.core import config as numba_config
 from numba.core import caching
 from numba.misc.appdirs import AppDirs
 
-__all__ = ["CACHE_DIR", "CACHE_READ_ONLY", "serial", "parallel", "serial_sums", "parallel_sums", "serial_twin", "TOLERANCE", "SIMILARITY_EPSILON", "SOLVER_SCALE",
-           "ROW_SCALE", "SERIAL_BYTES", "SERIAL_PAIRS", "INT16_PRODUCTS"]
+__all__ = ["CACHE_DIR", "CACHE_READ_ONLY", "serial", "parallel", "serial_sums", "parallel_sums", "serial_twin",
+           "TOLERANCE", "SIMILARITY_EPSILON", "SOLVER_SCALE", "ROW_SCALE", "SERIAL_BYTES", "SERIAL_PAIRS",
+           "INT16_PRODUCTS"]
 
 #: The one float slack for comparing a value with a threshold (gate conditions, ties between
 #: objectives, capacity from a utilization ceiling, the optimality gap's denominator).
@@ -65,7 +66,8 @@ COSINE_PRODUCTS_CHOICES = ("auto", "float32")
 def _int16_products() -> bool:
     """Whether cosine tiles are int16 products: ``CTXSELECT_COSINE_PRODUCTS`` is ``auto``, the JIT is on,
     and Numba compiles for this host's CPU (``NUMBA_CPU_NAME`` unset or ``host``, ``NUMBA_CPU_FEATURES``
-    unset: a feature turned off there would not compile), which has AVX-512 VNNI and BW. Another value of the variable: a warning naming the valid ones, and ``auto``."""
+    unset: a feature turned off there would not compile), which has AVX-512 VNNI and BW. Another value of
+    the variable: a warning naming the valid ones, and ``auto``."""
     choice = os.environ.get("CTXSELECT_COSINE_PRODUCTS", "auto")
     if choice not in COSINE_PRODUCTS_CHOICES:
         warnings.warn(f"ctxselect: CTXSELECT_COSINE_PRODUCTS={choice!r} is not one of "
