@@ -2,8 +2,9 @@
 
 These functions validate and prepare arrays, then call the jitted kernels; they return ``(i, j, weight)``
 arrays with i < j, sorted by (i, j), holding only pairs at or above the threshold (``cosine_pairs_until``
-also the rows it compared when a deadline or a reach cut it). Memory: the unit rows, block x TILE_COLUMNS
-similarities and the pairs; no n x n matrix is ever built."""
+also the rows it compared when a deadline or a reach cut it). Memory: the unit rows (and, with int16
+products, the rows packed as int16: features/tiles.py), block x TILE_COLUMNS similarities and the pairs;
+no n x n matrix is ever built."""
 
 from __future__ import annotations
 

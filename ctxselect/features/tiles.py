@@ -1,9 +1,9 @@
 """The products of a call's cosine tiles: OpenBLAS's float32 GEMM, or exact int16 products checked.
 
 :class:`Tiles` is made once per :func:`~ctxselect.features.similarity.cosine_pairs_until` call, on its
-unit rows. :meth:`Tiles.product` gives a tile of rows against a range of columns and the value a pair
-must reach in it; :meth:`Tiles.check` turns the pairs a kernel found there into the pairs at or above
-the cut, with their weights. With the float32 GEMM the tile holds the cosines (``check`` keeps the
+unit rows. :meth:`Tiles.rows` readies a tile's rows once, :meth:`Tiles.product` gives their tile against
+a range of columns, :attr:`Tiles.screen` is the value a pair must reach in it, and :meth:`Tiles.check`
+turns the pairs a kernel found there into the pairs at or above the cut, with their weights. With the float32 GEMM the tile holds the cosines (``check`` keeps the
 pairs as found); with int16 products (:data:`~ctxselect._config.INT16_PRODUCTS`, where the CPU has
 AVX-512 VNNI: :mod:`ctxselect.kernels.products`) it holds exact integer products of the rows rounded at
 32,767, the screen lies below the cut by the rounding's worst error, and ``check`` computes each
