@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from numba.core import config as numba_config
 
 from ctxselect._config import INT16_PRODUCTS
 from ctxselect.kernels.products import (
@@ -21,6 +22,7 @@ from ctxselect.kernels.products import (
     _int16_tile,
     _int16_tile_serial,
     _pack_columns,
+    _pack_columns_serial,
     _pack_rows,
     screen_cut,
 )
@@ -187,3 +189,14 @@ def test_check_pairs_matches_the_twin(count):
         assert got[0].dtype == np.int64 and got[2].dtype == np.float64
         serial = _check_pairs_serial(unit, i, j, cut)
         assert all(np.array_equal(x, y) for x, y in zip(got, serial))  # the same sums on one thread
+
+
+@pytest.mark.skipif(numba_config.DISABLE_JIT, reason="compiled kernels only")
+def test_the_parallel_kernels_are_parallel_and_their_twins_serial():
+    """Each parallel kernel compiles with ``parallel`` and its serial twin without, under a name of its
+    own: one cache entry each (they once shared one, and the "parallel" kernel ran serially)."""
+    for parallel, serial in ((_int16_tile, _int16_tile_serial), (_pack_columns, _pack_columns_serial),
+                             (_check_pairs, _check_pairs_serial)):
+        assert parallel.targetoptions.get("parallel") and not serial.targetoptions.get("parallel")
+        assert parallel.py_func.__qualname__ != serial.py_func.__qualname__
+        assert parallel.targetoptions.get("fastmath") == serial.targetoptions.get("fastmath")
