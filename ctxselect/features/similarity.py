@@ -15,7 +15,7 @@ import numpy as np
 
 from ctxselect._config import INT16_PRODUCTS, SERIAL_BYTES, SERIAL_PAIRS, SIMILARITY_EPSILON
 from ctxselect.errors import InputError
-from ctxselect.features.blas import _BlasLimit, one_blas_thread  # noqa: F401 (_BlasLimit: its state, for tests)
+from ctxselect.features.blas import one_blas_thread
 from ctxselect.features.scratch import scratch
 from ctxselect.features.tiles import Tiles
 from ctxselect.kernels.minhash import (

@@ -3,12 +3,12 @@
 :class:`Tiles` is made once per :func:`~ctxselect.features.similarity.cosine_pairs_until` call, on its
 unit rows. :meth:`Tiles.rows` readies a tile's rows once, :meth:`Tiles.product` gives their tile against
 a range of columns, :attr:`Tiles.screen` is the value a pair must reach in it, and :meth:`Tiles.check`
-turns the pairs a kernel found there into the pairs at or above the cut, with their weights. With the float32 GEMM the tile holds the cosines (``check`` keeps the
-pairs as found); with int16 products (:data:`~ctxselect._config.INT16_PRODUCTS`, where the CPU has
-AVX-512 VNNI: :mod:`ctxselect.kernels.products`) it holds exact integer products of the rows rounded at
-32,767, the screen lies below the cut by the rounding's worst error, and ``check`` computes each
-screened pair's cosine again from the unit rows (float64 sums; in parallel from SERIAL_PAIRS pairs) and
-keeps those at or above the cut.
+turns the pairs a kernel found there into the pairs at or above the cut, with their weights. With the
+float32 GEMM the tile holds the cosines (``check`` keeps the pairs as found); with int16 products
+(:data:`~ctxselect._config.INT16_PRODUCTS`, where the CPU has AVX-512 VNNI: :mod:`ctxselect.kernels.products`)
+it holds exact integer products of the rows rounded at 32,767, the screen lies below the cut by the
+rounding's worst error, and ``check`` computes each screened pair's cosine again from the unit rows
+(float64 sums; in parallel from SERIAL_PAIRS pairs) and keeps those at or above the cut.
 Buffers are the thread's kept ones (:mod:`ctxselect.features.scratch`).
 """
 
@@ -49,7 +49,7 @@ class Tiles:
     block : int
         The most rows a tile has.
     columns : int
-        The most columns a tile has (a multiple of BLOCK_COLUMNS).
+        The most columns a tile has.
     cut : numpy.float32
         The least cosine a pair keeps.
     int16 : bool

@@ -14,7 +14,7 @@ import pytest
 
 threadpoolctl = pytest.importorskip("threadpoolctl")
 
-from ctxselect.features import similarity  # noqa: E402
+from ctxselect.features import blas, similarity  # noqa: E402
 from ctxselect.features.similarity import cosine_pairs, one_blas_thread  # noqa: E402
 
 
@@ -143,7 +143,7 @@ def test_the_controller_is_found_once_not_per_call(monkeypatch):
             super().__init__(*args, **kwargs)
 
     monkeypatch.setattr(threadpoolctl, "ThreadpoolController", Counting)
-    monkeypatch.setattr(similarity._BlasLimit, "controller", None)
+    monkeypatch.setattr(blas._BlasLimit, "controller", None)
     emb = np.random.default_rng(2).normal(size=(50, 8))
     for _ in range(5):
         cosine_pairs(emb, 0.5)
