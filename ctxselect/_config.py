@@ -33,7 +33,7 @@ from numba.misc.appdirs import AppDirs
 
 __all__ = ["CACHE_DIR", "CACHE_READ_ONLY", "serial", "parallel", "serial_sums", "parallel_sums", "serial_twin",
            "TOLERANCE", "SIMILARITY_EPSILON", "SOLVER_SCALE", "ROW_SCALE", "SERIAL_BYTES", "SERIAL_PAIRS",
-           "INT16_PRODUCTS"]
+           "COSINE_PRODUCTS"]
 
 #: The one float slack for comparing a value with a threshold (gate conditions, ties between
 #: objectives, capacity from a utilization ceiling, the optimality gap's denominator).
@@ -57,37 +57,41 @@ SERIAL_PAIRS = 20_000
 
 _PACKAGE_DIR = str(Path(__file__).resolve().parent)
 
-#: ``CTXSELECT_COSINE_PRODUCTS``: how cosine tiles are multiplied. ``auto`` (the default): as exact int16
-#: products with AVX-512 VNNI (:mod:`ctxselect.kernels.products`) where Numba compiles for a CPU that has
-#: it, else OpenBLAS's float32 GEMM; ``float32``: always the GEMM.
-COSINE_PRODUCTS_CHOICES = ("auto", "float32")
+#: ``CTXSELECT_COSINE_PRODUCTS``: how cosine tiles are multiplied. ``auto`` (the default) and ``int8``: as
+#: int8 products screened and checked with AVX-512 VNNI (:mod:`ctxselect.kernels.products`) where Numba
+#: compiles for a CPU that has it, else OpenBLAS's float32 GEMM; ``int16``: int16 products there (a
+#: narrower screen at half the speed); ``float32``: always the GEMM.
+COSINE_PRODUCTS_CHOICES = ("auto", "int8", "int16", "float32")
 
 
-def _int16_products() -> bool:
-    """Whether cosine tiles are int16 products: ``CTXSELECT_COSINE_PRODUCTS`` is ``auto``, the JIT is on,
-    and Numba compiles for this host's CPU (``NUMBA_CPU_NAME`` unset or ``host``, ``NUMBA_CPU_FEATURES``
-    unset: a feature turned off there would not compile), which has AVX-512 VNNI and BW. Another value of
-    the variable: a warning naming the valid ones, and ``auto``."""
+def _cosine_products() -> str:
+    """How cosine tiles are multiplied (``features.tiles.Tiles``' kind): the integer kind asked for (int8
+    under ``auto``) when the JIT is on and Numba compiles for this host's CPU (``NUMBA_CPU_NAME`` unset or
+    ``host``, ``NUMBA_CPU_FEATURES`` unset: a feature turned off there would not compile), which has
+    AVX-512 VNNI and BW; else ``float32``. Another value of the variable: a warning naming the valid
+    ones, and ``auto``."""
     choice = os.environ.get("CTXSELECT_COSINE_PRODUCTS", "auto")
     if choice not in COSINE_PRODUCTS_CHOICES:
         warnings.warn(f"ctxselect: CTXSELECT_COSINE_PRODUCTS={choice!r} is not one of "
                       f"{', '.join(COSINE_PRODUCTS_CHOICES)}; using 'auto'", RuntimeWarning, stacklevel=2)
         choice = "auto"
-    if choice != "auto" or numba_config.DISABLE_JIT or numba_config.CPU_NAME not in (None, "host"):
-        return False
+    if choice == "float32" or numba_config.DISABLE_JIT or numba_config.CPU_NAME not in (None, "host"):
+        return "float32"
     if numba_config.CPU_FEATURES is not None:  # NUMBA_CPU_FEATURES: what Numba compiles for, not the host
-        return False
+        return "float32"
     try:
         from llvmlite import binding
 
         features = binding.get_host_cpu_features()
     except (RuntimeError, OSError):  # no feature list on this platform: the GEMM
-        return False
-    return all(features.get(name, False) for name in ("avx512vnni", "avx512bw", "avx512f"))
+        return "float32"
+    if not all(features.get(name, False) for name in ("avx512vnni", "avx512bw", "avx512f")):
+        return "float32"
+    return "int8" if choice == "auto" else choice
 
 
-#: Cosine tiles are exact int16 products (:func:`_int16_products`), read once at import.
-INT16_PRODUCTS = _int16_products()
+#: How cosine tiles are multiplied (:func:`_cosine_products`), read once at import.
+COSINE_PRODUCTS = _cosine_products()
 
 
 def _writable(path: str) -> bool:

@@ -91,11 +91,12 @@ def test_a_parallel_kernel_never_loads_its_serial_twins_cache_entry(tmp_path):
     assert "words._signatures" in names and "words._signatures_serial" in names
 
 
-def test_int16_products_only_where_numba_compiles_for_this_cpu_and_they_are_asked_for():
+def test_integer_products_only_where_numba_compiles_for_this_cpu_and_they_are_asked_for():
     """CTXSELECT_COSINE_PRODUCTS=float32, the JIT disabled, another NUMBA_CPU_NAME or any
-    NUMBA_CPU_FEATURES (one with VNNI turned off aborted the process in LLVM) mean the float32 GEMM; an
-    unknown value warns, naming the valid ones, and chooses as auto does."""
-    code = "import ctxselect._config as c; print(c.INT16_PRODUCTS)"
+    NUMBA_CPU_FEATURES (one with VNNI turned off aborted the process in LLVM) mean the float32 GEMM;
+    auto is int8 where int8 is chosen, and int16 is int16 there; an unknown value warns, naming the
+    valid ones, and chooses as auto does."""
+    code = "import ctxselect._config as c; print(c.COSINE_PRODUCTS)"
 
     def int16(**env):
         out = subprocess.run([sys.executable, "-W", "always", "-c", code], env={**os.environ, **env},
@@ -103,8 +104,11 @@ def test_int16_products_only_where_numba_compiles_for_this_cpu_and_they_are_aske
         return out.stdout.strip(), out.stderr
 
     auto, _ = int16()
+    assert auto in ("int8", "float32")
+    assert int16(CTXSELECT_COSINE_PRODUCTS="int8")[0] == auto
+    assert int16(CTXSELECT_COSINE_PRODUCTS="int16")[0] == ("int16" if auto == "int8" else "float32")
     for env in ({"CTXSELECT_COSINE_PRODUCTS": "float32"}, {"NUMBA_DISABLE_JIT": "1"}, {"NUMBA_CPU_NAME": "generic"},
-                {"NUMBA_CPU_FEATURES": "-avx512vnni"}):
-        assert int16(**env)[0] == "False", env
-    value, warned = int16(CTXSELECT_COSINE_PRODUCTS="int8")
-    assert value == auto and "'int8' is not one of auto, float32" in warned
+                {"NUMBA_CPU_FEATURES": "-avx512vnni"}, {"CTXSELECT_COSINE_PRODUCTS": "int16", "NUMBA_DISABLE_JIT": "1"}):
+        assert int16(**env)[0] == "float32", env
+    value, warned = int16(CTXSELECT_COSINE_PRODUCTS="int4")
+    assert value == auto and "'int4' is not one of auto, int8, int16, float32" in warned

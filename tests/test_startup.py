@@ -31,10 +31,10 @@ ctxselect.select(cands, {"token_budget": 7}, weights={"relevance": 1e6, "coverag
 # branch and bound's floats: CP-SAT's, and OR-Tools imported
 """
     loaded = _loaded_after(code)
-    from ctxselect._config import INT16_PRODUCTS
+    from ctxselect._config import COSINE_PRODUCTS
 
     assert "ortools" in loaded
-    assert ("threadpoolctl" in loaded) != INT16_PRODUCTS  # the BLAS limit: for float32 products only
+    assert ("threadpoolctl" in loaded) == (COSINE_PRODUCTS == "float32")  # the BLAS limit: float32 products only
     assert "matplotlib" not in loaded and "ctxselect.cli" not in loaded
     assert "pandas" not in loaded  # OR-Tools' compiled layer only: its cp_model front end imports pandas (0.4 s)
 

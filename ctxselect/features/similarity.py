@@ -2,18 +2,19 @@
 
 These functions validate and prepare arrays, then call the jitted kernels; they return ``(i, j, weight)``
 arrays with i < j, sorted by (i, j), holding only pairs at or above the threshold (``cosine_pairs_until``
-also the rows it compared when a deadline or a reach cut it). Memory: the unit rows (and, with int16
-products, the rows packed as int16: features/tiles.py), block x TILE_COLUMNS similarities and the pairs;
+also the rows it compared when a deadline or a reach cut it). Memory: the unit rows (and, with integer
+products, the rows packed as int8 or int16: features/tiles.py), block x TILE_COLUMNS similarities and the pairs;
 no n x n matrix is ever built."""
 
 from __future__ import annotations
 
+import itertools
 import time
 from contextlib import nullcontext
 
 import numpy as np
 
-from ctxselect._config import INT16_PRODUCTS, SERIAL_BYTES, SERIAL_PAIRS, SIMILARITY_EPSILON
+from ctxselect._config import COSINE_PRODUCTS, SERIAL_BYTES, SERIAL_PAIRS, SIMILARITY_EPSILON
 from ctxselect.errors import InputError
 from ctxselect.features.blas import one_blas_thread
 from ctxselect.features.scratch import scratch
@@ -175,10 +176,10 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
     rate = 0.0  # multiply-adds a second of the last tile (the first runs slower: 75 against ~115 G/s at 20,000 x 384)
     width, left = unit.shape[1], n
     small = n * n * width <= ONE_BLAS_THREAD_WORK
-    products = Tiles(unit, block, TILE_COLUMNS, cut, int16=INT16_PRODUCTS, serial=small)
+    products = Tiles(unit, block, TILE_COLUMNS, cut, kind=COSINE_PRODUCTS, serial=small)
     most = n if most is None or 2 * most >= n else most  # half the rows against all cost as much as every pair
     timed_out = False
-    with one_blas_thread() if small and not products.int16 else nullcontext():
+    with one_blas_thread() if small and products.kind == "float32" else nullcontext():
         while start < left:
             now = time.perf_counter()
             if order is None:  # upper-triangle tiles in the input's order
@@ -222,11 +223,13 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
 
 def load_cosine() -> None:
     """Load (or compile) every kernel a cosine runs, before a time limit starts: the unit rows, the
-    products on one thread and on several (:class:`~ctxselect.features.tiles.Tiles`), the upper
-    triangle's and a reach's or chain's extraction, and the check; on six rows of two numbers."""
+    products on one thread and on several (:class:`~ctxselect.features.tiles.Tiles`; int8's and the
+    int16 it may give way to), the upper triangle's and a reach's or chain's extraction, and the
+    check; on six rows of two numbers."""
     unit = normalised_rows(np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0]] * 2), kept=True)
-    for serial in (True, False):
-        products = Tiles(unit, 4, TILE_COLUMNS, np.float32(0.5), int16=INT16_PRODUCTS, serial=serial)
+    kinds = (COSINE_PRODUCTS, "int16") if COSINE_PRODUCTS == "int8" else (COSINE_PRODUCTS,)
+    for kind, serial in itertools.product(kinds, (True, False)):
+        products = Tiles(unit, 4, TILE_COLUMNS, np.float32(0.5), kind=kind, serial=serial)
         _upper_pairs(products, 0, 4)
         _row_pairs(products, np.arange(4), np.arange(6), np.full(4, -1))
         many = np.zeros(SERIAL_PAIRS if serial else 1, dtype=np.int64)  # the check's parallel and serial kernels

@@ -1,15 +1,24 @@
-"""The products of a call's cosine tiles: OpenBLAS's float32 GEMM, or exact int16 products checked.
+"""The products of a call's cosine tiles: OpenBLAS's float32 GEMM, or exact integer products screened.
 
 :class:`Tiles` is made once per :func:`~ctxselect.features.similarity.cosine_pairs_until` call, on its
 unit rows. :meth:`Tiles.rows` readies a tile's rows once, :meth:`Tiles.product` gives their tile against
 a range of columns, :attr:`Tiles.screen` is the value a pair must reach in it, and :meth:`Tiles.check`
-turns the pairs a kernel found there into the pairs at or above the cut, with their weights. With the
-float32 GEMM the tile holds the cosines (``check`` keeps the pairs as found); with int16 products
-(:data:`~ctxselect._config.INT16_PRODUCTS`, where the CPU has AVX-512 VNNI: :mod:`ctxselect.kernels.products`)
-it holds exact integer products of the rows rounded at 32,767, the screen lies below the cut by the
-rounding's worst error, and ``check`` computes each screened pair's cosine again from the unit rows
-(float64 sums; in parallel from SERIAL_PAIRS pairs) and keeps those at or above the cut.
-Buffers are the thread's kept ones (:mod:`ctxselect.features.scratch`).
+turns the pairs a kernel found there into the pairs at or above the cut, with their weights. Three
+routes (:data:`~ctxselect._config.COSINE_PRODUCTS`; the integer ones where the CPU has AVX-512 VNNI:
+:mod:`ctxselect.kernels.products`):
+
+- ``float32``: the tile holds the cosines; ``check`` keeps the pairs as found.
+- ``int16``: the tile holds exact products of the rows rounded at 32,767; the screen lies below the cut
+  by the rounding's worst error (~1e-4 of a cosine at d = 384).
+- ``int8`` (twice as many multiply-adds an instruction): each row rounded to int8 at its own step, the
+  tile holds float32 upper bounds of the cosines (the exact product scaled, plus each side's slack:
+  ~0.01-0.02 above the cosine at d = 384); the screen is the cut less float32 rounding. When more than
+  :data:`INT8_BAND` of a call's compared entries pass the screen without reaching the cut (cosines
+  crowding just under it), the next rows go the int16 way: a check costs ~20 products' entries.
+
+With integer products ``check`` computes each screened pair's cosine again from the unit rows (float64
+sums; in parallel from SERIAL_PAIRS pairs) and keeps those at or above the cut. Buffers are the
+thread's kept ones (:mod:`ctxselect.features.scratch`).
 """
 
 from __future__ import annotations
@@ -18,21 +27,32 @@ import numpy as np
 
 from ctxselect._config import SERIAL_PAIRS
 from ctxselect.features.scratch import scratch
+from ctxselect.kernels.pairs import _check_pairs, _check_pairs_serial
 from ctxselect.kernels.products import (
     BLOCK_COLUMNS,
     MAX_NORM,
     ROWS,
-    _check_pairs,
-    _check_pairs_serial,
+    _int8_tile,
+    _int8_tile_serial,
     _int16_tile,
     _int16_tile_serial,
     _pack_columns,
+    _pack_columns8,
+    _pack_columns8_serial,
     _pack_columns_serial,
     _pack_rows,
+    _pack_rows8,
+    int8_screen,
+    int8_slack,
     screen_cut,
 )
 
-__all__ = ["Tiles"]
+__all__ = ["Tiles", "PRODUCT_KINDS", "INT8_BAND"]
+
+#: The routes of :class:`Tiles`.
+PRODUCT_KINDS = ("float32", "int16", "int8")
+#: The int8 route gives way to int16 once the pairs it screened in vain pass this share of its entries.
+INT8_BAND = 0.002
 
 
 def _up(value: int, step: int) -> int:
@@ -52,61 +72,109 @@ class Tiles:
         The most columns a tile has.
     cut : numpy.float32
         The least cosine a pair keeps.
-    int16 : bool
-        Int16 products (else the float32 GEMM); never for d = 0, nor when a row's norm passes
-        :data:`~ctxselect.kernels.products.MAX_NORM` (:attr:`int16` says which).
+    kind : {"float32", "int16", "int8"}
+        The route; an integer one is never taken for d = 0, nor when a row's norm passes
+        :data:`~ctxselect.kernels.products.MAX_NORM` (:attr:`kind` says which is).
     serial : bool
-        The int16 products on one thread (small products), else on every Numba thread.
+        The integer products on one thread (small products), else on every Numba thread.
     """
 
-    def __init__(self, unit: np.ndarray, block: int, columns: int, cut, *, int16: bool, serial: bool) -> None:
+    def __init__(self, unit: np.ndarray, block: int, columns: int, cut, *, kind: str, serial: bool) -> None:
+        if kind not in PRODUCT_KINDS:
+            raise ValueError(f"kind: one of {', '.join(PRODUCT_KINDS)}, not {kind!r}")
         n, d = unit.shape
-        self.unit, self.cut = unit, cut
-        self.int16 = bool(int16 and d > 0 and n > 0)
-        if self.int16:
-            pairs = (d + 1) // 2
-            self.packed = scratch("int16 columns", (_up(n, BLOCK_COLUMNS) // BLOCK_COLUMNS, pairs, BLOCK_COLUMNS),
-                                  np.int32)
-            # rows normalised from tiny numbers (subnormal squares) may pass norm 1: the screen's bound assumes not
-            self.int16 = (_pack_columns_serial if serial else _pack_columns)(unit, self.packed) <= MAX_NORM
-        if not self.int16:
+        self.unit, self.cut, self.block, self.serial = unit, cut, block, serial
+        self.width = min(_up(n, BLOCK_COLUMNS), columns + BLOCK_COLUMNS)  # a range [lo, hi) from its block's start
+        self.kind = kind if d > 0 and n > 0 else "float32"
+        self.entries = self.in_vain = 0  # the int8 route's compared entries, and its screened pairs not kept
+        if self.kind == "int8" and not self._int8():
+            self.kind = "float32"
+        if self.kind == "int16" and not self._int16():
+            self.kind = "float32"
+        if self.kind == "float32":
             self.buffer = scratch("cosine tiles", (block * min(n, columns),), np.float32)
             self.screen = cut
-            return
-        self.left = scratch("int16 rows", (_up(block, ROWS), pairs), np.int32)
-        width = min(_up(n, BLOCK_COLUMNS), columns + BLOCK_COLUMNS)  # a range [lo, hi) from its block's start
-        self.buffer = scratch("int16 tiles", (_up(block, ROWS) * width,), np.int32)
-        self.screen = np.int64(screen_cut(float(cut), d))
-        self.kernel = _int16_tile_serial if serial else _int16_tile
+
+    def _int16(self) -> bool:
+        """Ready the int16 route (its columns packed); False when a row's norm passes MAX_NORM."""
+        n, d = self.unit.shape
+        pairs = (d + 1) // 2
+        self.packed = scratch("int16 columns", (_up(n, BLOCK_COLUMNS) // BLOCK_COLUMNS, pairs, BLOCK_COLUMNS), np.int32)
+        # rows normalised from tiny numbers (subnormal squares) may pass norm 1: the screen's bound assumes not
+        if (_pack_columns_serial if self.serial else _pack_columns)(self.unit, self.packed) > MAX_NORM:
+            return False
+        self.left = scratch("int16 rows", (_up(self.block, ROWS), pairs), np.int32)
+        self.buffer = scratch("int16 tiles", (_up(self.block, ROWS) * self.width,), np.int32)
+        self.screen = np.int64(screen_cut(float(self.cut), d))
+        self.kernel = _int16_tile_serial if self.serial else _int16_tile
+        return True
+
+    def _int8(self) -> bool:
+        """Ready the int8 route (its columns packed, their steps and slacks); False when a row's norm
+        passes MAX_NORM."""
+        n, d = self.unit.shape
+        dwords, blocks, rows = (d + 3) // 4, _up(n, BLOCK_COLUMNS) // BLOCK_COLUMNS, _up(self.block, ROWS)
+        self.packed = scratch("int8 columns", (blocks, dwords, BLOCK_COLUMNS), np.int32)
+        self.scales = scratch("int8 column scales", (2, blocks * BLOCK_COLUMNS), np.float32)
+        residual = scratch("int8 residuals", (n,), np.float64)
+        norm, rounded = (_pack_columns8_serial if self.serial else _pack_columns8)(
+            self.unit, self.packed, self.scales[0], residual)
+        if norm > MAX_NORM:
+            return False
+        self.scales[1, :n] = int8_slack(residual, rounded)
+        self.scales[:, n:] = 0.0
+        self.left = scratch("int8 rows", (rows, dwords), np.int32)
+        self.corrections = scratch("int8 row sums", (rows,), np.int32)
+        self.row_scales = scratch("int8 row scales", (2, rows), np.float32)
+        self.buffer = scratch("cosine tiles", (rows * self.width,), np.float32)
+        self.screen = int8_screen(float(self.cut))
+        self.kernel = _int8_tile_serial if self.serial else _int8_tile
+        return True
 
     def rows(self, rows) -> tuple:
         """The unit rows ``rows`` (a slice or positions) made ready for :meth:`product` (gathered, or
-        rounded into word pairs), once for all the column ranges they meet."""
-        if not self.int16:
+        rounded), once for all the column ranges they meet."""
+        if self.kind == "int8" and self.in_vain > INT8_BAND * self.entries and self._int16():
+            self.kind = "int16"  # cosines crowd under the cut: the narrower screen from here on
+        if self.kind == "float32":
             return (self.unit[rows],)
         positions = np.arange(rows.start, rows.stop) if isinstance(rows, slice) else rows
-        left = self.left[: _up(len(positions), ROWS)]
-        _pack_rows(self.unit, positions, left)
-        return left, len(positions)
+        count = len(positions)
+        left = self.left[: _up(count, ROWS)]
+        if self.kind == "int16":
+            _pack_rows(self.unit, positions, left)
+            return left, count
+        corrections, scales = self.corrections[: len(left)], self.row_scales[:, : len(left)]
+        _pack_rows8(self.unit, positions, left, corrections)
+        scales[:, :count] = self.scales[:, positions]
+        scales[:, count:] = 0.0
+        return left, count, corrections, np.ascontiguousarray(scales)
 
     def product(self, ready: tuple, lo: int, hi: int) -> np.ndarray:
         """The tile (C-contiguous) of :meth:`rows`' rows against rows ``lo .. hi`` (at most ``columns``
         of them): ``tile[r, c]`` for row ``rows[r]`` and row ``lo + c``."""
-        if not self.int16:
+        if len(ready) == 1:
             left = ready[0]
             tile = self.buffer[: len(left) * (hi - lo)].reshape(len(left), hi - lo)
             np.matmul(left, self.unit[lo:hi].T, out=tile)
             return tile
-        left, count = ready
+        left, count = ready[:2]
         first = lo // BLOCK_COLUMNS
         shift = lo - first * BLOCK_COLUMNS  # 0 but for a tile size that is not a multiple of BLOCK_COLUMNS
         tile = self.buffer[: len(left) * (hi - lo + shift)].reshape(len(left), hi - lo + shift)
-        self.kernel(left, self.packed, first, tile)
+        if len(ready) == 2:
+            self.kernel(left, self.packed, first, tile)
+        else:
+            self.entries += count * (hi - lo)
+            self.kernel(left, ready[2], ready[3], self.packed, self.scales, first, tile)
         return tile[:count] if not shift else np.ascontiguousarray(tile[:count, shift:])
 
     def check(self, i: np.ndarray, j: np.ndarray, w: np.ndarray):
         """The pairs a kernel found in a tile at or above :attr:`screen`: those whose cosine reaches
-        the cut, with their weights (the int16 products' pairs computed again; the GEMM's as they are)."""
-        if not self.int16:
+        the cut, with their weights (the integer products' pairs computed again; the GEMM's as they are)."""
+        if self.kind == "float32":
             return i, j, w
-        return (_check_pairs_serial if len(i) < SERIAL_PAIRS else _check_pairs)(self.unit, i, j, float(self.cut))
+        out = (_check_pairs_serial if len(i) < SERIAL_PAIRS else _check_pairs)(self.unit, i, j, float(self.cut))
+        if self.kind == "int8":
+            self.in_vain += len(i) - len(out[0])
+        return out

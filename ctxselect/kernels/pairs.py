@@ -1,4 +1,5 @@
-"""Jitted kernels that see only arrays: freshness, unit rows, threshold extraction, exact pairs, clusters.
+"""Jitted kernels that see only arrays: freshness, unit rows, threshold extraction, exact pairs, clusters,
+the check of pairs an integer product screened (kernels/products.py).
 
 Parallel kernels count per row first, turn the counts into offsets with a serial prefix sum, then
 fill: each row writes only its own slice of the output, so no two threads touch the same memory.
@@ -9,8 +10,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numba import prange
 
-from ctxselect._config import serial
+from ctxselect._config import parallel_sums, serial, serial_sums, serial_twin
 
 
 @serial
@@ -305,3 +307,25 @@ def _components(n, pair_i, pair_j):
             next_label += 1
         labels[i] = root_label[r]
     return labels
+
+
+@parallel_sums
+def _check_pairs(unit, i, j, cut):
+    """The pairs (i[k], j[k]) whose cosine of float32 unit rows, summed in float64 (in SIMD lanes: the
+    last bits may differ from a sum in component order), reaches ``cut``: (i, j, weight clipped to
+    [0, 1]), in their given order. The pairs in parallel, each writing its own slots."""
+    count = i.shape[0]
+    keep = np.empty(count, dtype=np.bool_)
+    w = np.empty(count, dtype=np.float64)
+    d = unit.shape[1]
+    for k in prange(count):
+        a, b = unit[i[k]], unit[j[k]]
+        s = 0.0
+        for c in range(d):
+            s += np.float64(a[c]) * np.float64(b[c])
+        keep[k] = s >= cut
+        w[k] = min(max(s, 0.0), 1.0)
+    return i[keep], j[keep], w[keep]
+
+
+_check_pairs_serial = serial_twin(_check_pairs, "_check_pairs_serial", serial_sums)

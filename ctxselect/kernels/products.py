@@ -1,4 +1,4 @@
-"""Jitted kernels that see only arrays: cosine tiles as exact int16 products (AVX-512 VNNI), and their check.
+"""Jitted kernels that see only arrays: cosine tiles as exact int16 or int8 products (AVX-512 VNNI).
 
 Unit rows (float32, norms within 1e-6 of 1: :func:`_pack_columns` returns the largest, and the caller
 falls back to the float32 GEMM past it) are rounded to int16 at ``S`` = :data:`INT16_SCALE`
@@ -6,7 +6,7 @@ falls back to the float32 GEMM past it) are rounded to int16 at ``S`` = :data:`I
 adds two int16 products to an int32 lane, and every lane's partial sum is a sum over some components,
 which Cauchy-Schwarz bounds by ‖q_a‖·‖q_b‖ < 2^31 for any d below ~7·10^8: nothing wraps. It differs
 from S²·(u·v) by at most S·√d·max‖u‖ + d/4 (:func:`screen_cut`), so every pair whose cosine reaches a
-cut has a product at or above the screen, and :func:`_check_pairs` computes the cosine of each
+cut has a product at or above the screen, and ``kernels.pairs._check_pairs`` computes the cosine of each
 screened pair again (float64 sums of the float32 rows) and keeps those at or above the cut. On this
 project's machine (AMD EPYC, Zen 4) the product ran 2.2x as fast as OpenBLAS's float32 GEMM on one
 thread (472 x 2,048 x 384: 3.4 against 7.4 ms).
@@ -15,6 +15,9 @@ Layout: the columns are packed once per call into blocks of :data:`BLOCK_COLUMNS
 ``(⌈d/2⌉, BLOCK_COLUMNS)`` int32 holding two consecutive int16 of a row (``vpdpwssd``'s word pairs);
 the tile's rows are ``(rows rounded up to ROWS, ⌈d/2⌉)`` int32 word pairs. The micro-kernel
 (:func:`_block`) keeps ROWS x 4 accumulators of 16 lanes in registers over the word pairs.
+
+int8 (:func:`_block8`, ``vpdpbusd``: four byte products a lane): each row rounded at its own step, the
+columns' bytes + 128 and the rows' signed, the tile an upper bound of each cosine (:func:`int8_slack`).
 """
 
 from __future__ import annotations
@@ -32,6 +35,10 @@ __all__ = ["INT16_SCALE", "BLOCK_COLUMNS", "ROWS", "MAX_NORM", "screen_cut"]
 
 #: int16 rounding scale of a unit row's components (|u_k| ≤ 1 gives |q_k| ≤ 32,767).
 INT16_SCALE = 32_767
+#: int8 rounding scale: a row's components in steps of its largest magnitude / INT8_SCALE.
+INT8_SCALE = 127
+#: The int8 route's bound, computed in float32, may fall this far below its exact value.
+INT8_ROUNDING = 4e-6
 #: Rows of a micro-kernel block, and lanes of each of its four accumulators per row.
 ROWS, _LANES, _VECTORS = 4, 16, 4
 #: Columns of a packed block: the micro-kernel's 4 x 16 lanes.
@@ -39,7 +46,8 @@ BLOCK_COLUMNS = _LANES * _VECTORS
 
 _I16, _I32, _I64 = ir.IntType(16), ir.IntType(32), ir.IntType(64)
 _V16, _W32 = ir.VectorType(_I32, _LANES), ir.VectorType(_I16, 2 * _LANES)
-_VPDPWSSD = "llvm.x86.avx512.vpdpwssd.512"
+_VPDPWSSD, _VPDPBUSD = "llvm.x86.avx512.vpdpwssd.512", "llvm.x86.avx512.vpdpbusd.512"
+_B64, _F16 = ir.VectorType(ir.IntType(8), 4 * _LANES), ir.VectorType(ir.FloatType(), _LANES)
 
 
 #: Unit rows whose norms pass this are not rounded (the bound of :func:`screen_cut` assumes it).
@@ -55,6 +63,54 @@ def screen_cut(cut: float, d: int) -> int:
     return 2**62 if math.isnan(value) else int(math.floor(min(max(value, -2.0**62), 2.0**62)))
 
 
+def _vnni_sums(context, builder, signature, args, name: str, operand):
+    """The shared loop of :func:`_block` and :func:`_block8`: ROWS x _VECTORS accumulators of 16 int32
+    lanes, one ``name`` instruction per (row, 16 columns, dword of ``left``'s row); ``args`` start
+    (left, row0, packed, block). Returns the accumulators (``operand``: the instruction's vector type)
+    after the loop, the builder in the block after it. With ``vpdpbusd`` the column bytes are the
+    unsigned operand (Intel's first multiplicand) and the row's the signed one."""
+    a_arr, row0, b_arr, blk = args[:4]
+    a = context.make_array(signature.args[0])(context, builder, a_arr)
+    b = context.make_array(signature.args[2])(context, builder, b_arr)
+    dwords = builder.extract_value(a.shape, 1)
+    a_ptr = builder.gep(a.data, [builder.mul(row0, dwords)])
+    b_ptr = builder.gep(b.data, [builder.mul(blk, builder.mul(dwords, ir.Constant(_I64, BLOCK_COLUMNS)))])
+    fn = builder.module.globals.get(name) or ir.Function(builder.module, ir.FunctionType(_V16, [_V16, operand, operand]),
+                                                         name)
+    entry = builder.block
+    loop, done = builder.append_basic_block("dwords"), builder.append_basic_block("store")
+    builder.branch(loop)
+    builder.position_at_end(loop)
+    k = builder.phi(_I64)
+    k.add_incoming(ir.Constant(_I64, 0), entry)
+    acc = [[builder.phi(_V16) for _ in range(_VECTORS)] for _ in range(ROWS)]
+    for row in acc:
+        for phi in row:
+            phi.add_incoming(ir.Constant(_V16, None), entry)
+    columns = []
+    for v in range(_VECTORS):
+        at = builder.add(builder.mul(k, ir.Constant(_I64, BLOCK_COLUMNS)), ir.Constant(_I64, _LANES * v))
+        vector = builder.load(builder.bitcast(builder.gep(b_ptr, [at]), _V16.as_pointer()), align=4)
+        columns.append(builder.bitcast(vector, operand))
+    sums = []
+    for r in range(ROWS):
+        dword = builder.load(builder.gep(a_ptr, [builder.add(builder.mul(ir.Constant(_I64, r), dwords), k)]))
+        spread = builder.insert_element(ir.Constant(_V16, ir.Undefined), dword, ir.Constant(_I32, 0))
+        spread = builder.bitcast(builder.shuffle_vector(spread, ir.Constant(_V16, ir.Undefined),
+                                                        ir.Constant(_V16, None)), operand)
+        pairs = [(spread, columns[v]) if name == _VPDPWSSD else (columns[v], spread) for v in range(_VECTORS)]
+        sums.append([builder.call(fn, [acc[r][v], *pairs[v]]) for v in range(_VECTORS)])
+    k_next = builder.add(k, ir.Constant(_I64, 1))
+    tail = builder.block
+    k.add_incoming(k_next, tail)
+    for r in range(ROWS):
+        for v in range(_VECTORS):
+            acc[r][v].add_incoming(sums[r][v], tail)
+    builder.cbranch(builder.icmp_signed("<", k_next, dwords), loop, done)
+    builder.position_at_end(done)
+    return sums
+
+
 @intrinsic
 def _block(typingctx, left, row0, packed, block, out, out_row0, out_col0):
     """``out[out_row0 + r, out_col0 + c] = Σ_k left[row0 + r, k] · packed[block, k, c]`` as word pairs
@@ -67,46 +123,10 @@ def _block(typingctx, left, row0, packed, block, out, out_row0, out_col0):
     sig = types.void(left, types.int64, packed, types.int64, out, types.int64, types.int64)
 
     def codegen(context, builder, signature, args):
-        a_arr, row0, b_arr, blk, o_arr, orow, ocol = args
-        a = context.make_array(signature.args[0])(context, builder, a_arr)
-        b = context.make_array(signature.args[2])(context, builder, b_arr)
-        o = context.make_array(signature.args[4])(context, builder, o_arr)
-        pairs = builder.extract_value(a.shape, 1)
+        sums = _vnni_sums(context, builder, signature, args, _VPDPWSSD, _W32)
+        o = context.make_array(signature.args[4])(context, builder, args[4])
+        orow, ocol = args[5], args[6]
         stride = builder.extract_value(o.shape, 1)
-        a_ptr = builder.gep(a.data, [builder.mul(row0, pairs)])
-        b_ptr = builder.gep(b.data, [builder.mul(blk, builder.mul(pairs, ir.Constant(_I64, BLOCK_COLUMNS)))])
-        fn_type = ir.FunctionType(_V16, [_V16, _W32, _W32])
-        fn = builder.module.globals.get(_VPDPWSSD) or ir.Function(builder.module, fn_type, _VPDPWSSD)
-        entry = builder.block
-        loop, done = builder.append_basic_block("pairs"), builder.append_basic_block("store")
-        builder.branch(loop)
-        builder.position_at_end(loop)
-        k = builder.phi(_I64)
-        k.add_incoming(ir.Constant(_I64, 0), entry)
-        acc = [[builder.phi(_V16) for _ in range(_VECTORS)] for _ in range(ROWS)]
-        for row in acc:
-            for phi in row:
-                phi.add_incoming(ir.Constant(_V16, None), entry)
-        columns = []
-        for v in range(_VECTORS):
-            at = builder.add(builder.mul(k, ir.Constant(_I64, BLOCK_COLUMNS)), ir.Constant(_I64, _LANES * v))
-            vector = builder.load(builder.bitcast(builder.gep(b_ptr, [at]), _V16.as_pointer()), align=4)
-            columns.append(builder.bitcast(vector, _W32))
-        sums = []
-        for r in range(ROWS):
-            word_pair = builder.load(builder.gep(a_ptr, [builder.add(builder.mul(ir.Constant(_I64, r), pairs), k)]))
-            spread = builder.insert_element(ir.Constant(_V16, ir.Undefined), word_pair, ir.Constant(_I32, 0))
-            spread = builder.bitcast(builder.shuffle_vector(spread, ir.Constant(_V16, ir.Undefined),
-                                                            ir.Constant(_V16, None)), _W32)
-            sums.append([builder.call(fn, [acc[r][v], spread, columns[v]]) for v in range(_VECTORS)])
-        k_next = builder.add(k, ir.Constant(_I64, 1))
-        tail = builder.block
-        k.add_incoming(k_next, tail)
-        for r in range(ROWS):
-            for v in range(_VECTORS):
-                acc[r][v].add_incoming(sums[r][v], tail)
-        builder.cbranch(builder.icmp_signed("<", k_next, pairs), loop, done)
-        builder.position_at_end(done)
         for r in range(ROWS):
             base = builder.add(builder.mul(builder.add(orow, ir.Constant(_I64, r)), stride), ocol)
             for v in range(_VECTORS):
@@ -189,23 +209,174 @@ def _pack_rows(unit, rows, left):
             left[r, pairs - 1] = _word_pair(unit[i, d - 1], 0.0)
 
 
+# --- int8 products: 64 multiply-adds an instruction, each row at its own scale --------------------------------
+
+
+def int8_slack(residual: np.ndarray, rounded: float) -> np.ndarray:
+    """Each row's slack in the int8 route's bound, float32 rounded up: ``M·ρ_i`` with ``ρ_i`` the norm of
+    row i's rounding residual ``r_i = u_i − q_i·inv_i`` and ``M`` the largest of :data:`MAX_NORM` and
+    ``rounded`` (the largest ‖q·inv‖). For rows of norm at most MAX_NORM,
+    ``u_i·u_j − (q_i·inv_i)·(q_j·inv_j) = (q_i·inv_i)·r_j + r_i·u_j``, at most ``M·(ρ_i + ρ_j)`` in size:
+    ``(q_i·q_j)·inv_i·inv_j + slack_i + slack_j`` is at least the cosine ``u_i·u_j``."""
+    factor = max(MAX_NORM, float(rounded)) * (1.0 + 1e-6)
+    slack = (np.asarray(residual, dtype=np.float64) * factor).astype(np.float32)
+    return np.nextafter(slack, np.float32(np.inf))
+
+
+def int8_screen(cut: float) -> np.float32:
+    """The value a pair's int8 bound (computed in float32, :data:`INT8_ROUNDING` low at most) reaches
+    when its cosine reaches ``cut``: float32, rounded down."""
+    value = np.float32(float(cut) - INT8_ROUNDING)
+    return value if float(value) <= float(cut) - INT8_ROUNDING else np.nextafter(value, np.float32(-np.inf))
+
+
+@intrinsic
+def _block8(typingctx, left, row0, packed, block, corr, row_scales, col_scales, out, out_row0, out_col0):
+    """``out[out_row0 + r, out_col0 + c]`` = the upper bound of the int8 route (:func:`int8_slack`) for row ``row0 + r`` of ``left``
+    (s8 dwords) and column c of ``packed[block]`` (u8 dwords, each component + 128): ``(Σ_k left·packed
+    − corr[row]) · inv_row · inv_col + slack_col + slack_row`` in float32, ``row_scales`` and ``col_scales``
+    (2, ·) float32 holding (inv, slack) of each row and column (the columns' indexed from ``block``'s first).
+    One ``vpdpbusd`` per (r, 16 columns, dword). C-contiguous int32 ``left``, ``packed``, ``corr``, float32
+    scales and ``out`` (another layout does not compile); no bounds are checked."""
+    if any(getattr(a, "layout", None) != "C" for a in (left, packed, corr, row_scales, col_scales, out)) or any(
+            a.dtype != types.int32 for a in (left, packed, corr)) or any(
+            a.dtype != types.float32 for a in (row_scales, col_scales, out)):
+        return None
+    sig = types.void(left, types.int64, packed, types.int64, corr, row_scales, col_scales, out, types.int64,
+                     types.int64)
+
+    def codegen(context, builder, signature, args):
+        sums = _vnni_sums(context, builder, signature, args, _VPDPBUSD, _B64)
+        row0, blk, orow, ocol = args[1], args[3], args[8], args[9]
+        corr_a, rows_a, cols_a, o = (context.make_array(signature.args[k])(context, builder, args[k])
+                                     for k in (4, 5, 6, 7))
+        row_stride = builder.extract_value(rows_a.shape, 1)
+        col_stride = builder.extract_value(cols_a.shape, 1)
+        stride = builder.extract_value(o.shape, 1)
+        first = builder.mul(blk, ir.Constant(_I64, BLOCK_COLUMNS))
+
+        def vector(data, at):
+            return builder.load(builder.bitcast(builder.gep(data, [at]), _F16.as_pointer()), align=4)
+
+        def spread(value, kind):
+            one = builder.insert_element(ir.Constant(kind, ir.Undefined), value, ir.Constant(_I32, 0))
+            return builder.shuffle_vector(one, ir.Constant(kind, ir.Undefined), ir.Constant(_V16, None))
+
+        inv_c = [vector(cols_a.data, builder.add(first, ir.Constant(_I64, _LANES * v))) for v in range(_VECTORS)]
+        slack_c = [vector(cols_a.data, builder.add(builder.add(first, col_stride), ir.Constant(_I64, _LANES * v)))
+                   for v in range(_VECTORS)]
+        for r in range(ROWS):
+            row = builder.add(row0, ir.Constant(_I64, r))
+            corr_r = spread(builder.load(builder.gep(corr_a.data, [row])), _V16)
+            inv_r = spread(builder.load(builder.gep(rows_a.data, [row])), _F16)
+            slack_r = spread(builder.load(builder.gep(rows_a.data, [builder.add(row, row_stride)])), _F16)
+            base = builder.add(builder.mul(builder.add(orow, ir.Constant(_I64, r)), stride), ocol)
+            for v in range(_VECTORS):
+                value = builder.fmul(builder.fmul(builder.sitofp(builder.sub(sums[r][v], corr_r), _F16), inv_r),
+                                     inv_c[v])
+                value = builder.fadd(builder.fadd(value, slack_c[v]), slack_r)
+                at = builder.add(base, ir.Constant(_I64, _LANES * v))
+                builder.store(value, builder.bitcast(builder.gep(o.data, [at]), _F16.as_pointer()), align=4)
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@parallel
+def _int8_tile(left, corr, row_scales, packed, col_scales, first_block, out):
+    """:func:`_block8` for every row of ``left`` (a multiple of ROWS) and every column of ``out`` (any
+    width: a last partial block through a small buffer), the columns from block ``first_block`` on; the
+    blocks in parallel, each writing only its own columns of ``out``."""
+    width = out.shape[1]
+    blocks = (width + BLOCK_COLUMNS - 1) // BLOCK_COLUMNS
+    for b in prange(blocks):
+        at = b * BLOCK_COLUMNS
+        if at + BLOCK_COLUMNS <= width:
+            for r in range(0, left.shape[0], ROWS):
+                _block8(left, r, packed, first_block + b, corr, row_scales, col_scales, out, r, at)
+        else:
+            part = np.empty((ROWS, BLOCK_COLUMNS), dtype=np.float32)
+            for r in range(0, left.shape[0], ROWS):
+                _block8(left, r, packed, first_block + b, corr, row_scales, col_scales, part, 0, 0)
+                out[r:r + ROWS, at:] = part[:, : width - at]
+
+
+_int8_tile_serial = serial_twin(_int8_tile, "_int8_tile_serial")
+
+
+@serial
+def _row_step(row):
+    """A row's int8 step ``inv`` (its largest magnitude / 127, float32; 0 for a zero row) and the factor
+    its components are rounded by (1 / inv in float64; 0 for a zero row)."""
+    largest = np.float32(0.0)
+    for x in row:
+        largest = max(largest, abs(x))
+    inv = np.float32(np.float64(largest) / INT8_SCALE)
+    return inv, (1.0 / np.float64(inv) if inv > 0 else 0.0)
+
+
+@serial
+def _int8_of(x, factor):
+    """``x`` times ``factor`` rounded half to even, clamped to ±127."""
+    return int(min(max(np.rint(np.float64(x) * factor), -INT8_SCALE), INT8_SCALE))
+
+
 @parallel_sums
-def _check_pairs(unit, i, j, cut):
-    """The pairs (i[k], j[k]) whose cosine of float32 unit rows, summed in float64 (in SIMD lanes: the
-    last bits may differ from a sum in component order), reaches ``cut``: (i, j, weight clipped to
-    [0, 1]), in their given order. The pairs in parallel, each writing its own slots."""
-    count = i.shape[0]
-    keep = np.empty(count, dtype=np.bool_)
-    w = np.empty(count, dtype=np.float64)
+def _pack_columns8(unit, packed, inverse, residual):
+    """Every row of ``unit`` (float32, n x d) rounded to int8 at its own step (:func:`_row_step`, into
+    ``inverse[i]``), as u8 (+ 128) into ``packed`` ((⌈n/BLOCK_COLUMNS⌉, ⌈d/4⌉, BLOCK_COLUMNS) int32: row
+    i's components 4k .. 4k + 3 in ``packed[i // B, k, i % B]``, lowest byte first; padding 128, a zero),
+    and the norm of its rounding's residual ``u - q·inv`` (float64) into ``residual[i]``. The blocks in
+    parallel, each writing its own; the float64 sums in SIMD lanes. Returns (the largest norm of a row,
+    the largest norm of a ``q·inv``)."""
+    n, d = unit.shape
+    dwords = packed.shape[1]
+    norms = np.zeros((packed.shape[0], 2), dtype=np.float64)
+    for b in prange(packed.shape[0]):
+        first, rows = b * BLOCK_COLUMNS, min(BLOCK_COLUMNS, n - b * BLOCK_COLUMNS)
+        packed[b, :, rows:] = 0x80808080 - 2**32
+        row_bytes = np.full(4 * dwords, 128, dtype=np.uint8)
+        words = row_bytes.view(np.int32)
+        for c in range(rows):
+            u = unit[first + c]
+            inv, factor = _row_step(u)
+            inverse[first + c] = inv
+            step = np.float64(inv)
+            square = rounded = left = 0.0
+            for k in range(d):
+                x = np.float64(u[k])
+                q = min(max(np.rint(x * factor), -INT8_SCALE), INT8_SCALE)
+                row_bytes[k] = np.uint8(q + 128)
+                square += x * x
+                rounded += (q * step) ** 2
+                left += (x - q * step) ** 2
+            packed[b, :, c] = words
+            residual[first + c] = np.sqrt(left)
+            norms[b, 0] = max(norms[b, 0], square)
+            norms[b, 1] = max(norms[b, 1], rounded)
+    return np.sqrt(norms[:, 0].max()) if n else 0.0, np.sqrt(norms[:, 1].max()) if n else 0.0
+
+
+_pack_columns8_serial = serial_twin(_pack_columns8, "_pack_columns8_serial", serial_sums)
+
+
+@serial
+def _pack_rows8(unit, rows, left, corr):
+    """``unit[rows[r]]`` rounded at its step (as :func:`_pack_columns8`) into ``left[r]`` (s8 dwords,
+    lowest byte first, padding 0) and 128 x the sum of its int8 components into ``corr[r]`` (what the
+    columns' + 128 adds); the rows past ``len(rows)``: zero."""
     d = unit.shape[1]
-    for k in prange(count):
-        a, b = unit[i[k]], unit[j[k]]
-        s = 0.0
-        for c in range(d):
-            s += np.float64(a[c]) * np.float64(b[c])
-        keep[k] = s >= cut
-        w[k] = min(max(s, 0.0), 1.0)
-    return i[keep], j[keep], w[keep]
-
-
-_check_pairs_serial = serial_twin(_check_pairs, "_check_pairs_serial", serial_sums)
+    left[rows.shape[0]:] = 0
+    corr[rows.shape[0]:] = 0
+    row_bytes = np.zeros(4 * left.shape[1], dtype=np.int8)
+    words = row_bytes.view(np.int32)
+    for r in range(rows.shape[0]):
+        u = unit[rows[r]]
+        factor = _row_step(u)[1]
+        total = 0
+        for k in range(d):
+            q = _int8_of(u[k], factor)
+            total += q
+            row_bytes[k] = q
+        left[r] = words
+        corr[r] = 128 * total

@@ -20,7 +20,7 @@ from ctxselect.features.similarity import cosine_pairs, one_blas_thread  # noqa:
 
 @pytest.fixture(autouse=True)
 def float32_products(monkeypatch):
-    monkeypatch.setattr(similarity, "INT16_PRODUCTS", False)
+    monkeypatch.setattr(similarity, "COSINE_PRODUCTS", "float32")
 
 
 @pytest.fixture(scope="module")

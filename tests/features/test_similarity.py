@@ -175,10 +175,10 @@ def test_row_pairs_in_column_blocks_take_any_integer_rows(monkeypatch):
     monkeypatch.setattr(similarity, "TILE_COLUMNS", 2)
     unit = np.ones((4, 2), np.float32) / np.sqrt(np.float32(2))
     want = [(0, 1), (1, 2), (1, 3)]
-    for int16 in (False, True):  # (the int16 products' kernel needs AVX-512 VNNI)
-        if int16 and not similarity.INT16_PRODUCTS:
+    for kind in ("float32", "int16", "int8"):  # (the integer products' kernels need AVX-512 VNNI)
+        if kind != "float32" and similarity.COSINE_PRODUCTS == "float32":
             continue
-        products = Tiles(unit, 4, similarity.TILE_COLUMNS, np.float32(0.5), int16=int16, serial=True)
+        products = Tiles(unit, 4, similarity.TILE_COLUMNS, np.float32(0.5), kind=kind, serial=True)
         for dtype in (np.int64, np.int32, np.uint64, np.uint8):
             i, j, _ = similarity._row_pairs(products, np.array([1], dtype), np.arange(4), np.full(1, -1))
-            assert sorted(zip(i.tolist(), j.tolist())) == want, (int16, dtype)
+            assert sorted(zip(i.tolist(), j.tolist())) == want, (kind, dtype)

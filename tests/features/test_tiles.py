@@ -1,6 +1,7 @@
-"""Cosine tiles by either product (features/tiles.py): BLAS's float32 GEMM, or the int16 products
-screened and checked (kernels/products.py, where the CPU has AVX-512 VNNI). Both give the twin's
-pairs (tests/naive/signals.py), and the same pairs as each other, whole or cut by a reach."""
+"""Cosine tiles by any route (features/tiles.py): BLAS's float32 GEMM, or the int16 or int8 products
+screened and checked (kernels/products.py, where the CPU has AVX-512 VNNI). Each gives the twin's
+pairs (tests/naive/signals.py), and the same pairs as the others, whole or cut by a reach; int8 gives
+way to int16 when cosines crowd under the cut."""
 
 import numpy as np
 import pytest
@@ -10,8 +11,9 @@ from ctxselect.features.similarity import cosine_pairs, cosine_pairs_until
 from ctxselect.features.tiles import Tiles
 from tests.naive.signals import naive_cosine_pairs
 
-ROUTES = [False, pytest.param(True, marks=pytest.mark.skipif(
-    not similarity.INT16_PRODUCTS, reason="int16 products need the JIT and AVX-512 VNNI"))]
+needs_vnni = pytest.mark.skipif(similarity.COSINE_PRODUCTS == "float32",
+                                reason="integer products need the JIT and AVX-512 VNNI")
+ROUTES = ["float32", pytest.param("int16", marks=needs_vnni), pytest.param("int8", marks=needs_vnni)]
 
 
 def as_dict(i, j, w, *_):
@@ -27,11 +29,11 @@ def near_duplicates(seed, n, d):
     return emb
 
 
-@pytest.mark.parametrize("int16", ROUTES)
+@pytest.mark.parametrize("kind", ROUTES)
 @pytest.mark.parametrize("n, d, threshold, block, columns", [(90, 7, 0.8, 16, None), (150, 33, 0.5, 64, 64),
                                                            (70, 1, 0.99, 8, 1), (200, 384, 0.8, 512, None)])
-def test_either_product_gives_the_twins_pairs(monkeypatch, int16, n, d, threshold, block, columns):
-    monkeypatch.setattr(similarity, "INT16_PRODUCTS", int16)
+def test_every_product_gives_the_twins_pairs(monkeypatch, kind, n, d, threshold, block, columns):
+    monkeypatch.setattr(similarity, "COSINE_PRODUCTS", kind)
     if columns is not None:
         monkeypatch.setattr(similarity, "TILE_COLUMNS", columns)
     emb = near_duplicates(n + d, n, d)
@@ -44,37 +46,44 @@ def test_either_product_gives_the_twins_pairs(monkeypatch, int16, n, d, threshol
         assert got[key] == pytest.approx(want[key], abs=1e-6)
 
 
-@pytest.mark.skipif(not similarity.INT16_PRODUCTS, reason="int16 products need the JIT and AVX-512 VNNI")
+@needs_vnni
 @pytest.mark.parametrize("most", [None, 40])
-def test_both_products_find_the_same_pairs(monkeypatch, most):
+def test_all_products_find_the_same_pairs(monkeypatch, most):
     """2,000 x 64 clustered rows, whole and with a reach of 40 rows (and chained near-duplicates):
     the same pairs and compared rows, weights within float32 rounding."""
     emb = near_duplicates(5, 2_000, 64)
     priority = np.random.default_rng(6).random(2_000)
     monkeypatch.setattr(similarity, "UNCUT_WORK", 0)  # (a reach cuts only a larger product)
     runs = []
-    for int16 in (False, True):
-        monkeypatch.setattr(similarity, "INT16_PRODUCTS", int16)
+    for kind in ("float32", "int16", "int8"):
+        monkeypatch.setattr(similarity, "COSINE_PRODUCTS", kind)
         runs.append(cosine_pairs_until(emb, 0.8, priority=priority, most=most, chain=0.95, block=256))
-    (a, b) = runs
+    a = runs[0]
     assert len(a[0]) > (300 if most is None else 10)  # precondition: pairs to compare
-    assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
-    np.testing.assert_allclose(a[2], b[2], atol=1e-6, rtol=0)
-    assert (a[3] is None) == (most is None) and (a[3] is None or np.array_equal(a[3], b[3]))
+    for b in runs[1:]:
+        assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+        np.testing.assert_allclose(a[2], b[2], atol=1e-6, rtol=0)
+        assert (a[3] is None) == (most is None) and (a[3] is None or np.array_equal(a[3], b[3]))
+    assert all(np.array_equal(x, y) for x, y in zip(runs[1][:3], runs[2][:3]))  # both checked: the same sums
 
 
-@pytest.mark.parametrize("int16", ROUTES)
-def test_a_tile_against_any_column_range(int16):
-    """Ranges that start and end inside a 64-column block, and a tile of one row."""
+@pytest.mark.parametrize("kind", ROUTES)
+def test_a_tile_against_any_column_range(kind):
+    """Ranges that start and end inside a 64-column block, and a tile of one row: int16's products
+    are the cosines at 32,767², int8's bounds lie above them (by at most ~0.05 at d = 10)."""
     emb = near_duplicates(9, 150, 10)
     unit = similarity.normalised_rows(emb)
-    products = Tiles(unit, 8, 256, np.float32(0.0), int16=int16, serial=True)
+    products = Tiles(unit, 8, 256, np.float32(0.0), kind=kind, serial=True)
+    assert products.kind == kind
     for rows, lo, hi in [(slice(0, 8), 0, 150), (np.array([149, 3, 70]), 5, 69), (slice(10, 11), 130, 150)]:
         tile = products.product(products.rows(rows), lo, hi)
         assert tile.flags.c_contiguous  # (the pair kernels compile for one layout)
         want = unit[rows].astype(np.float64) @ unit[lo:hi].T.astype(np.float64)
-        scale = float(32_767**2) if products.int16 else 1.0
-        np.testing.assert_allclose(tile / scale, want, atol=1e-3 if products.int16 else 1e-6)
+        if kind == "int8":
+            assert (tile >= want - 1e-6).all() and (tile <= want + 0.05).all()
+        else:
+            scale = float(32_767**2) if kind == "int16" else 1.0
+            np.testing.assert_allclose(tile / scale, want, atol=1e-3 if kind == "int16" else 1e-6)
 
 
 def test_rows_of_tiny_numbers_take_the_float32_products():
@@ -83,9 +92,34 @@ def test_rows_of_tiny_numbers_take_the_float32_products():
     emb = np.array([[2.5e-162, 0.0], [0.8, 0.6], [1.0, 0.0], [0.0, 1.0]])
     unit = similarity.normalised_rows(emb)
     assert np.linalg.norm(unit[0].astype(np.float64)) > 1.01  # precondition: a row past norm 1
-    assert not Tiles(unit, 4, 64, np.float32(0.5), int16=True, serial=True).int16
+    for kind in ("int16", "int8"):
+        assert Tiles(unit, 4, 64, np.float32(0.5), kind=kind, serial=True).kind == "float32"
     got = cosine_pairs(emb, 0.85)
     with pytest.MonkeyPatch.context() as monkeypatch:
-        monkeypatch.setattr(similarity, "INT16_PRODUCTS", False)
+        monkeypatch.setattr(similarity, "COSINE_PRODUCTS", "float32")
         want = cosine_pairs(emb, 0.85)
     assert all(np.array_equal(a, b) for a, b in zip(got, want))
+
+
+@needs_vnni
+def test_int8_gives_way_to_int16_when_cosines_crowd_under_the_cut(monkeypatch):
+    """Rows around one direction (cosines 0.978-0.985) cut at 0.99, each with a near copy: most entries
+    pass int8's screen (its bounds lie ~0.01 above) and few reach the cut; after the first tile the
+    rows go the int16 way, and the pairs are the GEMM's."""
+    rng = np.random.default_rng(3)
+    emb = rng.normal(size=384) + rng.normal(scale=0.14, size=(600, 384))
+    emb[1::2] = emb[::2] + rng.normal(scale=0.002, size=(300, 384))  # 300 pairs above the cut
+    unit = similarity.normalised_rows(emb)
+    products = Tiles(unit, 100, 4096, np.float32(0.99), kind="int8", serial=True)
+    kinds = []
+    for start in range(0, 600, 100):
+        similarity._upper_pairs(products, start, 100)
+        kinds.append(products.kind)
+    assert kinds == ["int8"] + ["int16"] * 5
+    assert products.in_vain > 0.5 * products.entries  # precondition: the first tile's checks were mostly in vain
+    got = {}
+    for kind in ("int8", "float32"):
+        monkeypatch.setattr(similarity, "COSINE_PRODUCTS", kind)
+        got[kind] = cosine_pairs(emb, 0.99, block=100)
+    assert len(got["float32"][0]) == 300
+    assert all(np.array_equal(a, b) for a, b in zip(got["int8"][:2], got["float32"][:2]))
