@@ -30,6 +30,7 @@ from ctxselect.features.scratch import scratch
 from ctxselect.kernels.pairs import _check_pairs, _check_pairs_serial
 from ctxselect.kernels.products import (
     BLOCK_COLUMNS,
+    INT8_MAX_DIM,
     MAX_NORM,
     ROWS,
     _int8_tile,
@@ -74,7 +75,8 @@ class Tiles:
         The least cosine a pair keeps.
     kind : {"float32", "int16", "int8"}
         The route; an integer one is never taken for d = 0, nor when a row's norm passes
-        :data:`~ctxselect.kernels.products.MAX_NORM` (:attr:`kind` says which is).
+        :data:`~ctxselect.kernels.products.MAX_NORM`, and int8 is int16 past
+        :data:`~ctxselect.kernels.products.INT8_MAX_DIM` components (:attr:`kind` says which is taken).
     serial : bool
         The integer products on one thread (small products), else on every Numba thread.
     """
@@ -86,6 +88,8 @@ class Tiles:
         self.unit, self.cut, self.block, self.serial = unit, cut, block, serial
         self.width = min(_up(n, BLOCK_COLUMNS), columns + BLOCK_COLUMNS)  # a range [lo, hi) from its block's start
         self.kind = kind if d > 0 and n > 0 else "float32"
+        if self.kind == "int8" and d > INT8_MAX_DIM:  # (its int32 sums would not be exact)
+            self.kind = "int16"
         self.entries = self.in_vain = 0  # the int8 route's compared entries, and its screened pairs not kept
         if self.kind == "int8" and not self._int8():
             self.kind = "float32"

@@ -39,6 +39,9 @@ INT16_SCALE = 32_767
 INT8_SCALE = 127
 #: The int8 route's bound, computed in float32, may fall this far below its exact value.
 INT8_ROUNDING = 4e-6
+#: The most components an int8 row may have: the lanes' int32 sums wrap, but the product q·q' (at most
+#: 127²·d) and the rows' 128·Σq (at most 128·127·d) fit in int32 up to d = 132,000, so it comes out exact.
+INT8_MAX_DIM = 100_000
 #: Rows of a micro-kernel block, and lanes of each of its four accumulators per row.
 ROWS, _LANES, _VECTORS = 4, 16, 4
 #: Columns of a packed block: the micro-kernel's 4 x 16 lanes.

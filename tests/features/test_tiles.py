@@ -102,6 +102,20 @@ def test_rows_of_tiny_numbers_take_the_float32_products():
 
 
 @needs_vnni
+def test_rows_of_more_than_int8_max_dim_components_take_int16():
+    """int8's int32 sums are exact up to INT8_MAX_DIM components (kernels/products.py): past it, int16."""
+    from ctxselect.kernels.products import INT8_MAX_DIM
+
+    for d, kind in ((INT8_MAX_DIM, "int8"), (INT8_MAX_DIM + 1, "int16")):
+        unit = np.full((3, d), np.float32(1 / np.sqrt(d)), np.float32)
+        unit[2, ::2] *= -1
+        products = Tiles(unit, 4, 64, np.float32(0.9), kind="int8", serial=True)
+        assert products.kind == kind
+        i, j, w = similarity._upper_pairs(products, 0, 3)
+        assert (i.tolist(), j.tolist()) == ([0], [1]) and w[0] == pytest.approx(1.0, abs=1e-6)
+
+
+@needs_vnni
 def test_int8_gives_way_to_int16_when_cosines_crowd_under_the_cut(monkeypatch):
     """Rows around one direction (cosines 0.978-0.985) cut at 0.99, each with a near copy: most entries
     pass int8's screen (its bounds lie ~0.01 above) and few reach the cut; after the first tile the
