@@ -108,7 +108,8 @@ def test_integer_products_only_where_numba_compiles_for_this_cpu_and_they_are_as
     assert int16(CTXSELECT_COSINE_PRODUCTS="int8")[0] == auto
     assert int16(CTXSELECT_COSINE_PRODUCTS="int16")[0] == ("int16" if auto == "int8" else "float32")
     for env in ({"CTXSELECT_COSINE_PRODUCTS": "float32"}, {"NUMBA_DISABLE_JIT": "1"}, {"NUMBA_CPU_NAME": "generic"},
-                {"NUMBA_CPU_FEATURES": "-avx512vnni"}, {"CTXSELECT_COSINE_PRODUCTS": "int16", "NUMBA_DISABLE_JIT": "1"}):
+                {"NUMBA_CPU_FEATURES": "-avx512vnni"},
+                {"CTXSELECT_COSINE_PRODUCTS": "int16", "NUMBA_DISABLE_JIT": "1"}):
         assert int16(**env)[0] == "float32", env
     value, warned = int16(CTXSELECT_COSINE_PRODUCTS="int4")
     assert value == auto and "'int4' is not one of auto, int8, int16, float32" in warned

@@ -233,7 +233,7 @@ def load_cosine() -> None:
         _upper_pairs(products, 0, 4)
         _row_pairs(products, np.arange(4), np.arange(6), np.full(4, -1))
         many = np.zeros(SERIAL_PAIRS if serial else 1, dtype=np.int64)  # the check's parallel and serial kernels
-        products.check(many, many + 1, many.astype(np.float64))
+        products.check(many, many + 1, many.astype(np.float64), len(many))
 
 
 def _column_blocks(first: int, n: int):
@@ -249,7 +249,9 @@ def _upper_pairs(products: Tiles, start: int, rows: int):
     ready = products.rows(slice(start, start + rows))
     for lo, hi in _column_blocks(start, len(products.unit)):
         tile = products.product(ready, lo, hi)
-        parts.append(products.check(*_upper_pairs_above(tile, start, lo, products.screen)))
+        compared = (lambda lo=lo, hi=hi:  # each row r's columns after it: max(lo, start + r + 1) .. hi
+                    np.clip(hi - np.maximum(lo, start + 1 + np.arange(rows)), 0, None).sum())
+        parts.append(products.check(*_upper_pairs_above(tile, start, lo, products.screen), compared))
     if len(parts) == 1:
         return parts[0]
     i, j, w = _joined(parts)  # each block row-major, the blocks in column order: stable by i is (i, j)
@@ -269,7 +271,9 @@ def _row_pairs(products: Tiles, rows: np.ndarray, key: np.ndarray, limit: np.nda
         # the block's column c is row lo + c: the kernel sees the rows shifted by lo, and its
         # (min, max) of shifted indices shifted back is the pair's
         i, j, w = _row_pairs_above(tile, rows - lo, key[lo:hi], limit, products.screen)
-        parts.append(products.check(i + lo, j + lo, w) if lo else products.check(i, j, w))
+        compared = (lambda lo=lo, hi=hi:  # each row's columns whose key exceeds its limit
+                    len(limit) * (hi - lo) - np.searchsorted(np.sort(key[lo:hi]), limit, side="right").sum())
+        parts.append(products.check(i + lo, j + lo, w, compared) if lo else products.check(i, j, w, compared))
     return parts[0] if len(parts) == 1 else _joined(parts)
 
 

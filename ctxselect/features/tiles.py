@@ -14,7 +14,8 @@ routes (:data:`~ctxselect._config.COSINE_PRODUCTS`; the integer ones where the C
   tile holds float32 upper bounds of the cosines (the exact product scaled, plus each side's slack:
   ~0.01-0.02 above the cosine at d = 384); the screen is the cut less float32 rounding. When more than
   :data:`INT8_BAND` of a call's compared entries pass the screen without reaching the cut (cosines
-  crowding just under it), the next rows go the int16 way: a check costs ~20 products' entries.
+  crowding just under it), the next rows go the int16 way: a check costs ~100 entries' products
+  (100-260 against ~2 ns CPU at 20,000 x 384).
 
 With integer products ``check`` computes each screened pair's cosine again from the unit rows (float64
 sums; in parallel from SERIAL_PAIRS pairs) and keeps those at or above the cut. Buffers are the
@@ -91,6 +92,7 @@ class Tiles:
         if self.kind == "int8" and d > INT8_MAX_DIM:  # (its int32 sums would not be exact)
             self.kind = "int16"
         self.entries = self.in_vain = 0  # the int8 route's compared entries, and its screened pairs not kept
+        self.switched = False  # whether int8 tried to give way to int16 (once)
         if self.kind == "int8" and not self._int8():
             self.kind = "float32"
         if self.kind == "int16" and not self._int16():
@@ -100,13 +102,15 @@ class Tiles:
             self.screen = cut
 
     def _int16(self) -> bool:
-        """Ready the int16 route (its columns packed); False when a row's norm passes MAX_NORM."""
+        """Ready the int16 route (its columns packed); False, and nothing changed, when a row's norm
+        passes MAX_NORM (its sums differ in order from int8's: a row can pass one and not the other)."""
         n, d = self.unit.shape
         pairs = (d + 1) // 2
-        self.packed = scratch("int16 columns", (_up(n, BLOCK_COLUMNS) // BLOCK_COLUMNS, pairs, BLOCK_COLUMNS), np.int32)
+        packed = scratch("int16 columns", (_up(n, BLOCK_COLUMNS) // BLOCK_COLUMNS, pairs, BLOCK_COLUMNS), np.int32)
         # rows normalised from tiny numbers (subnormal squares) may pass norm 1: the screen's bound assumes not
-        if (_pack_columns_serial if self.serial else _pack_columns)(self.unit, self.packed) > MAX_NORM:
+        if (_pack_columns_serial if self.serial else _pack_columns)(self.unit, packed) > MAX_NORM:
             return False
+        self.packed = packed
         self.left = scratch("int16 rows", (_up(self.block, ROWS), pairs), np.int32)
         self.buffer = scratch("int16 tiles", (_up(self.block, ROWS) * self.width,), np.int32)
         self.screen = np.int64(screen_cut(float(self.cut), d))
@@ -137,9 +141,12 @@ class Tiles:
 
     def rows(self, rows) -> tuple:
         """The unit rows ``rows`` (a slice or positions) made ready for :meth:`product` (gathered, or
-        rounded), once for all the column ranges they meet."""
-        if self.kind == "int8" and self.in_vain > INT8_BAND * self.entries and self._int16():
-            self.kind = "int16"  # cosines crowd under the cut: the narrower screen from here on
+        rounded), once for all the column ranges they meet; where int8's checks were mostly in vain
+        (module docstring), first the switch to int16 (tried once)."""
+        if self.kind == "int8" and not self.switched and self.in_vain > INT8_BAND * self.entries:
+            self.switched = True
+            if self._int16():
+                self.kind = "int16"  # cosines crowd under the cut: the narrower screen from here on
         if self.kind == "float32":
             return (self.unit[rows],)
         positions = np.arange(rows.start, rows.stop) if isinstance(rows, slice) else rows
@@ -169,16 +176,18 @@ class Tiles:
         if len(ready) == 2:
             self.kernel(left, self.packed, first, tile)
         else:
-            self.entries += count * (hi - lo)
             self.kernel(left, ready[2], ready[3], self.packed, self.scales, first, tile)
         return tile[:count] if not shift else np.ascontiguousarray(tile[:count, shift:])
 
-    def check(self, i: np.ndarray, j: np.ndarray, w: np.ndarray):
+    def check(self, i: np.ndarray, j: np.ndarray, w: np.ndarray, compared):
         """The pairs a kernel found in a tile at or above :attr:`screen`: those whose cosine reaches
-        the cut, with their weights (the integer products' pairs computed again; the GEMM's as they are)."""
+        the cut, with their weights (the integer products' pairs computed again; the GEMM's as they are).
+        ``compared``: how many of the tile's entries the kernel looked at (a number, or a callable giving
+        it: asked only on the int8 route, which counts them against the checks in vain)."""
         if self.kind == "float32":
             return i, j, w
         out = (_check_pairs_serial if len(i) < SERIAL_PAIRS else _check_pairs)(self.unit, i, j, float(self.cut))
         if self.kind == "int8":
             self.in_vain += len(i) - len(out[0])
+            self.entries += int(compared() if callable(compared) else compared)
         return out

@@ -1,4 +1,4 @@
-"""Jitted kernels that see only arrays: cosine tiles as exact int16 or int8 products (AVX-512 VNNI).
+"""Jitted kernels that see only arrays: cosine tiles from exact int16 or int8 products (AVX-512 VNNI).
 
 Unit rows (float32, norms within 1e-6 of 1: :func:`_pack_columns` returns the largest, and the caller
 falls back to the float32 GEMM past it) are rounded to int16 at ``S`` = :data:`INT16_SCALE`
@@ -78,8 +78,8 @@ def _vnni_sums(context, builder, signature, args, name: str, operand):
     dwords = builder.extract_value(a.shape, 1)
     a_ptr = builder.gep(a.data, [builder.mul(row0, dwords)])
     b_ptr = builder.gep(b.data, [builder.mul(blk, builder.mul(dwords, ir.Constant(_I64, BLOCK_COLUMNS)))])
-    fn = builder.module.globals.get(name) or ir.Function(builder.module, ir.FunctionType(_V16, [_V16, operand, operand]),
-                                                         name)
+    fn_type = ir.FunctionType(_V16, [_V16, operand, operand])
+    fn = builder.module.globals.get(name) or ir.Function(builder.module, fn_type, name)
     entry = builder.block
     loop, done = builder.append_basic_block("dwords"), builder.append_basic_block("store")
     builder.branch(loop)
@@ -235,8 +235,8 @@ def int8_screen(cut: float) -> np.float32:
 
 @intrinsic
 def _block8(typingctx, left, row0, packed, block, corr, row_scales, col_scales, out, out_row0, out_col0):
-    """``out[out_row0 + r, out_col0 + c]`` = the upper bound of the int8 route (:func:`int8_slack`) for row ``row0 + r`` of ``left``
-    (s8 dwords) and column c of ``packed[block]`` (u8 dwords, each component + 128): ``(Σ_k left·packed
+    """``out[out_row0 + r, out_col0 + c]`` = the int8 route's upper bound (:func:`int8_slack`) for row
+    ``row0 + r`` of ``left`` (s8 dwords) and column c of ``packed[block]`` (u8 dwords, each component + 128): ``(Σ_k left·packed
     − corr[row]) · inv_row · inv_col + slack_col + slack_row`` in float32, ``row_scales`` and ``col_scales``
     (2, ·) float32 holding (inv, slack) of each row and column (the columns' indexed from ``block``'s first).
     One ``vpdpbusd`` per (r, 16 columns, dword). C-contiguous int32 ``left``, ``packed``, ``corr``, float32

@@ -137,3 +137,41 @@ def test_int8_gives_way_to_int16_when_cosines_crowd_under_the_cut(monkeypatch):
         got[kind] = cosine_pairs(emb, 0.99, block=100)
     assert len(got["float32"][0]) == 300
     assert all(np.array_equal(a, b) for a, b in zip(got["int8"][:2], got["float32"][:2]))
+
+
+@needs_vnni
+def test_a_switch_to_int16_that_fails_keeps_int8_whole():
+    """A row whose norm int8's packing admits (sums in SIMD lanes) and int16's refuses (sums in pairs):
+    the switch is tried once, fails, and the call stays on int8 with its own columns: the same pairs as
+    the GEMM's (once, a failed switch left int16 columns under the int8 kernel and missed most pairs)."""
+    odd = np.array([1.0, 0.0013653389178216457, 0.00023645481269340962, 0.0002827362040989101], np.float32)
+    rng = np.random.default_rng(3)
+    emb = np.array([1.0, 0.5, 0.3, 0.2]) + rng.normal(scale=0.1, size=(600, 4))
+    emb[1::2] = emb[::2] + rng.normal(scale=0.001, size=(300, 4))
+    unit = similarity.normalised_rows(emb)
+    unit[599] = odd
+    products = Tiles(unit, 100, 4096, np.float32(0.9999), kind="int8", serial=True)
+    got = set()
+    for start in range(0, 600, 100):
+        i, j, _ = similarity._upper_pairs(products, start, 100)
+        got |= set(zip(i.tolist(), j.tolist()))
+    assert products.switched and products.kind == "int8"  # precondition: the switch was tried, and failed
+    cosines = unit.astype(np.float64) @ unit.T.astype(np.float64)
+    want = {(a, b) for a in range(600) for b in range(a + 1, 600) if cosines[a, b] >= np.float32(0.9999)}
+    assert len(want) > 100 and got == want
+
+
+@needs_vnni
+def test_int8_counts_the_entries_its_kernels_compare():
+    """The in-vain share is of the entries compared: an upper-triangle tile's pairs after each row, a
+    reach's columns whose key passes the row's limit (the whole rectangle once overstated them)."""
+    unit = similarity.normalised_rows(near_duplicates(4, 300, 8))
+    products = Tiles(unit, 300, 4096, np.float32(1.5), kind="int8", serial=True)  # no pair: no switch
+    similarity._upper_pairs(products, 0, 300)
+    assert products.entries == 300 * 299 // 2
+    similarity._upper_pairs(products, 100, 50)  # rows 100-149 against the rows after each
+    assert products.entries == 300 * 299 // 2 + sum(299 - r for r in range(100, 150))
+    before, key, limit = products.entries, np.arange(300) % 7, np.array([0, 3, 6, 9])
+    similarity._row_pairs(products, np.array([5, 6, 7, 8]), key, limit)
+    assert products.entries - before == sum(int((key > v).sum()) for v in limit)
+    assert products.kind == "int8" and products.in_vain == 0
