@@ -14,7 +14,7 @@ routes (:data:`~ctxselect._config.COSINE_PRODUCTS`; the integer ones where the C
   tile holds float32 upper bounds of the cosines (the exact product scaled, plus each side's slack:
   ~0.01-0.02 above the cosine at d = 384); the screen is the cut less float32 rounding. When more than
   :data:`INT8_BAND` of a call's compared entries pass the screen without reaching the cut (cosines
-  crowding just under it), the next rows go the int16 way: a check costs ~100 entries' products
+  crowding just under it), the next column range goes the int16 way: a check costs ~100 entries' products
   (100-260 against ~2 ns CPU at 20,000 x 384).
 
 With integer products ``check`` computes each screened pair's cosine again from the unit rows (float64
@@ -139,31 +139,37 @@ class Tiles:
         self.kernel = _int8_tile_serial if self.serial else _int8_tile
         return True
 
-    def rows(self, rows) -> tuple:
+    def rows(self, rows) -> list:
         """The unit rows ``rows`` (a slice or positions) made ready for :meth:`product` (gathered, or
-        rounded), once for all the column ranges they meet; where int8's checks were mostly in vain
-        (module docstring), first the switch to int16 (tried once)."""
-        if self.kind == "int8" and not self.switched and self.in_vain > INT8_BAND * self.entries:
-            self.switched = True
-            if self._int16():
-                self.kind = "int16"  # cosines crowd under the cut: the narrower screen from here on
+        rounded), once for all the column ranges they meet (a list :meth:`product` may redo in place)."""
         if self.kind == "float32":
-            return (self.unit[rows],)
-        positions = np.arange(rows.start, rows.stop) if isinstance(rows, slice) else rows
+            return [self.unit[rows]]
+        return self._rounded(np.arange(rows.start, rows.stop) if isinstance(rows, slice) else rows)
+
+    def _rounded(self, positions: np.ndarray) -> list:
+        """The rows at ``positions`` rounded for the integer route taken: [left, count] for int16,
+        [left, count, corrections, scales, positions] for int8."""
         count = len(positions)
         left = self.left[: _up(count, ROWS)]
         if self.kind == "int16":
             _pack_rows(self.unit, positions, left)
-            return left, count
+            return [left, count]
         corrections, scales = self.corrections[: len(left)], self.row_scales[:, : len(left)]
         _pack_rows8(self.unit, positions, left, corrections)
         scales[:, :count] = self.scales[:, positions]
         scales[:, count:] = 0.0
-        return left, count, corrections, np.ascontiguousarray(scales)
+        return [left, count, corrections, np.ascontiguousarray(scales), positions]
 
-    def product(self, ready: tuple, lo: int, hi: int) -> np.ndarray:
+    def product(self, ready: list, lo: int, hi: int) -> np.ndarray:
         """The tile (C-contiguous) of :meth:`rows`' rows against rows ``lo .. hi`` (at most ``columns``
-        of them): ``tile[r, c]`` for row ``rows[r]`` and row ``lo + c``."""
+        of them): ``tile[r, c]`` for row ``rows[r]`` and row ``lo + c``. Where int8's checks so far were
+        mostly in vain (module docstring), first the switch to int16 (tried once; ``ready`` redone)."""
+        if len(ready) == 5 and not self.switched and self.in_vain > INT8_BAND * self.entries:
+            self.switched = True
+            if self._int16():
+                self.kind = "int16"  # cosines crowd under the cut: the narrower screen from here on
+        if len(ready) == 5 and self.kind == "int16":
+            ready[:] = self._rounded(ready[4])
         if len(ready) == 1:
             left = ready[0]
             tile = self.buffer[: len(left) * (hi - lo)].reshape(len(left), hi - lo)

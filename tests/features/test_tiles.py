@@ -118,8 +118,8 @@ def test_rows_of_more_than_int8_max_dim_components_take_int16():
 @needs_vnni
 def test_int8_gives_way_to_int16_when_cosines_crowd_under_the_cut(monkeypatch):
     """Rows around one direction (cosines 0.978-0.985) cut at 0.99, each with a near copy: most entries
-    pass int8's screen (its bounds lie ~0.01 above) and few reach the cut; after the first tile the
-    rows go the int16 way, and the pairs are the GEMM's."""
+    pass int8's screen (its bounds lie ~0.01 above) and few reach the cut; after the first column range
+    the rows go the int16 way, and the pairs are the GEMM's."""
     rng = np.random.default_rng(3)
     emb = rng.normal(size=384) + rng.normal(scale=0.14, size=(600, 384))
     emb[1::2] = emb[::2] + rng.normal(scale=0.002, size=(300, 384))  # 300 pairs above the cut
@@ -137,6 +137,12 @@ def test_int8_gives_way_to_int16_when_cosines_crowd_under_the_cut(monkeypatch):
         got[kind] = cosine_pairs(emb, 0.99, block=100)
     assert len(got["float32"][0]) == 300
     assert all(np.array_equal(a, b) for a, b in zip(got["int8"][:2], got["float32"][:2]))
+    # narrow column ranges: the switch within a tile's rows, from its second range on (the rows redone)
+    monkeypatch.setattr(similarity, "TILE_COLUMNS", 128)
+    products = Tiles(unit, 600, 128, np.float32(0.99), kind="int8", serial=True)
+    i, j, _ = similarity._upper_pairs(products, 0, 600)
+    assert products.kind == "int16" and products.entries < 600 * 128  # it stopped counting after one range
+    assert np.array_equal(i, got["float32"][0]) and np.array_equal(j, got["float32"][1])
 
 
 @needs_vnni
