@@ -1,5 +1,5 @@
 """The cosine's integer routes on anisotropic embeddings (a shared direction, as sentence encoders give:
-every cosine 0.5-0.8), where int8's screen (~0.01-0.02 above each cosine) lets through pairs that int16's
+cosines 0.70-0.80 here), where int8's screen (~0.01-0.02 above each cosine) lets through pairs that int16's
 would not: 20,000 x 384, a 1,250-row reach (as ``select()``'s optimizer compares) cut at 0.8, int8
 against int16, CPU time, the minimum of three alternating runs; and the route each call ended on.
 

@@ -162,8 +162,9 @@ class Tiles:
 
     def product(self, ready: list, lo: int, hi: int) -> np.ndarray:
         """The tile (C-contiguous) of :meth:`rows`' rows against rows ``lo .. hi`` (at most ``columns``
-        of them): ``tile[r, c]`` for row ``rows[r]`` and row ``lo + c``. Where int8's checks so far were
-        mostly in vain (module docstring), first the switch to int16 (tried once; ``ready`` redone)."""
+        of them): ``tile[r, c]`` for row ``rows[r]`` and row ``lo + c``. Once int8's pairs screened in vain
+        pass :data:`INT8_BAND` of its compared entries, first the switch to int16 (tried once; ``ready``
+        redone in place)."""
         if len(ready) == 5 and not self.switched and self.in_vain > INT8_BAND * self.entries:
             self.switched = True
             if self._int16():

@@ -31,7 +31,8 @@ from numba.extending import intrinsic
 
 from ctxselect._config import parallel, parallel_sums, serial, serial_sums, serial_twin
 
-__all__ = ["INT16_SCALE", "BLOCK_COLUMNS", "ROWS", "MAX_NORM", "screen_cut"]
+__all__ = ["INT16_SCALE", "INT8_SCALE", "INT8_ROUNDING", "INT8_MAX_DIM", "BLOCK_COLUMNS", "ROWS", "MAX_NORM",
+           "screen_cut", "int8_slack", "int8_screen"]
 
 #: int16 rounding scale of a unit row's components (|u_k| ≤ 1 gives |q_k| ≤ 32,767).
 INT16_SCALE = 32_767
@@ -236,9 +237,10 @@ def int8_screen(cut: float) -> np.float32:
 @intrinsic
 def _block8(typingctx, left, row0, packed, block, corr, row_scales, col_scales, out, out_row0, out_col0):
     """``out[out_row0 + r, out_col0 + c]`` = the int8 route's upper bound (:func:`int8_slack`) for row
-    ``row0 + r`` of ``left`` (s8 dwords) and column c of ``packed[block]`` (u8 dwords, each component + 128): ``(Σ_k left·packed
-    − corr[row]) · inv_row · inv_col + slack_col + slack_row`` in float32, ``row_scales`` and ``col_scales``
-    (2, ·) float32 holding (inv, slack) of each row and column (the columns' indexed from ``block``'s first).
+    ``row0 + r`` of ``left`` (s8 dwords) and column c of ``packed[block]`` (u8 dwords, each component
+    + 128): ``(Σ_k left·packed − corr[row]) · inv_row · inv_col + slack_col + slack_row`` in float32,
+    ``row_scales`` and ``col_scales`` (2, ·) float32 holding (inv, slack) of each row and column (the
+    columns' indexed from ``block``'s first).
     One ``vpdpbusd`` per (r, 16 columns, dword). C-contiguous int32 ``left``, ``packed``, ``corr``, float32
     scales and ``out`` (another layout does not compile); no bounds are checked."""
     if any(getattr(a, "layout", None) != "C" for a in (left, packed, corr, row_scales, col_scales, out)) or any(
@@ -348,7 +350,7 @@ def _pack_columns8(unit, packed, inverse, residual):
             square = rounded = left = 0.0
             for k in range(d):
                 x = np.float64(u[k])
-                q = min(max(np.rint(x * factor), -INT8_SCALE), INT8_SCALE)
+                q = _int8_of(x, factor)
                 row_bytes[k] = np.uint8(q + 128)
                 square += x * x
                 rounded += (q * step) ** 2

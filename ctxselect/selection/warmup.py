@@ -64,7 +64,7 @@ def warm_up() -> float:
 
     When it loaded anything it ends with a full garbage collection (~50 ms): the objects the loading
     made (Numba's types and code) are scanned there, not by a full collection an early request
-    would otherwise trigger (measured: a 50-text call's 8 ms became 48 ms, the second or third call
+    would otherwise trigger (measured: a 50-text call's 8-10 ms became 45-58 ms, the second or third call
     after it).
 
     Returns

@@ -1,6 +1,6 @@
 """The int16 product kernels of ctxselect/kernels/products.py against their plain-Python twins
 (tests/naive/products.py): the word pairs, the tiles (serial and parallel), the screen's bound and
-the check. The packing and the check run interpreted too (``NUMBA_DISABLE_JIT=1``); the tiles need
+the check (kernels/pairs.py). The packing and the check run interpreted too (``NUMBA_DISABLE_JIT=1``); the tiles need
 the compiled kernel and a CPU with AVX-512 VNNI."""
 
 import math

@@ -1,6 +1,6 @@
 """Plain-Python twins of ctxselect/kernels/products.py (no numpy in the algorithms): unit rows rounded
-to int16, their exact products, the largest norm, and the check of screened pairs; rows rounded to
-int8 at their own steps, their residuals and the int8 route's bounds."""
+to int16, their exact products, the largest norm, and the check of screened pairs (kernels/pairs.py);
+rows rounded to int8 at their own steps, their residuals and the int8 route's bounds."""
 
 import math
 import struct
