@@ -181,3 +181,32 @@ def test_int8_counts_the_entries_its_kernels_compare():
     similarity._row_pairs(products, np.array([5, 6, 7, 8]), key, limit)
     assert products.entries - before == sum(int((key > v).sum()) for v in limit)
     assert products.kind == "int8" and products.in_vain == 0
+
+
+@needs_vnni
+def test_int8_gives_way_within_a_reachs_rows(monkeypatch):
+    """The reach's tiles (rows by priority against every row, column range by column range): the
+    switch within a tile's rows there too, and the pairs are the GEMM's."""
+    rng = np.random.default_rng(3)
+    emb = rng.normal(size=384) + rng.normal(scale=0.14, size=(600, 384))
+    emb[1::2] = emb[::2] + rng.normal(scale=0.002, size=(300, 384))
+    unit = similarity.normalised_rows(emb)
+    monkeypatch.setattr(similarity, "TILE_COLUMNS", 128)
+    order = rng.permutation(600)
+    rank = np.empty(600, np.int64)
+    rank[order] = np.arange(600)
+    found = {}
+    for kind in ("int8", "float32"):
+        products = Tiles(unit, 200, 128, np.float32(0.99), kind=kind, serial=True)
+        parts = [similarity._row_pairs(products, order[s:s + 200], rank, np.arange(s, s + 200, dtype=np.int64))
+                 for s in range(0, 600, 200)]
+        found[kind] = sorted(zip(np.concatenate([p[0] for p in parts]).tolist(),
+                                 np.concatenate([p[1] for p in parts]).tolist()))
+        if kind == "int8":
+            assert products.kind == "int16" and products.entries < 200 * 600  # within the first tile's rows
+    assert len(found["float32"]) == 300 and found["int8"] == found["float32"]
+
+
+def test_an_unknown_kind_names_the_valid_ones():
+    with pytest.raises(ValueError, match="kind: one of float32, int16, int8, not 'int4'"):
+        Tiles(np.ones((2, 2), np.float32), 4, 64, np.float32(0.5), kind="int4", serial=True)
