@@ -75,9 +75,8 @@ def _cosine_products() -> str:
         warnings.warn(f"ctxselect: CTXSELECT_COSINE_PRODUCTS={choice!r} is not one of "
                       f"{', '.join(COSINE_PRODUCTS_CHOICES)}; using 'auto'", RuntimeWarning, stacklevel=2)
         choice = "auto"
-    if choice == "float32" or numba_config.DISABLE_JIT or numba_config.CPU_NAME not in (None, "host"):
-        return "float32"
-    if numba_config.CPU_FEATURES is not None:  # NUMBA_CPU_FEATURES: what Numba compiles for, not the host
+    if (choice == "float32" or numba_config.DISABLE_JIT or numba_config.CPU_NAME not in (None, "host")
+            or numba_config.CPU_FEATURES is not None):  # NUMBA_CPU_FEATURES: what Numba compiles for, not the host
         return "float32"
     try:
         from llvmlite import binding

@@ -155,7 +155,7 @@ class Tiles:
             _pack_rows(self.unit, positions, left)
             return [left, count]
         corrections, scales = self.corrections[: len(left)], self.row_scales[:, : len(left)]
-        _pack_rows8(self.unit, positions, left, corrections)
+        _pack_rows8(self.unit, positions, self.scales[0], left, corrections)
         scales[:, :count] = self.scales[:, positions]
         scales[:, count:] = 0.0
         return [left, count, corrections, np.ascontiguousarray(scales), positions]

@@ -317,7 +317,14 @@ def _row_step(row):
     for x in row:
         largest = max(largest, abs(x))
     inv = np.float32(np.float64(largest) / INT8_SCALE)
-    return inv, (1.0 / np.float64(inv) if inv > 0 else 0.0)
+    return inv, _factor(inv)
+
+
+@serial
+def _factor(inv):
+    """What a row's components are multiplied by before rounding: 1 / its step ``inv`` in float64 (0 for
+    a zero row's step)."""
+    return 1.0 / np.float64(inv) if inv > 0 else 0.0
 
 
 @serial
@@ -366,10 +373,10 @@ _pack_columns8_serial = serial_twin(_pack_columns8, "_pack_columns8_serial", ser
 
 
 @serial
-def _pack_rows8(unit, rows, left, corr):
-    """``unit[rows[r]]`` rounded at its step (as :func:`_pack_columns8`) into ``left[r]`` (s8 dwords,
-    lowest byte first, padding 0) and 128 x the sum of its int8 components into ``corr[r]`` (what the
-    columns' + 128 adds); the rows past ``len(rows)``: zero."""
+def _pack_rows8(unit, rows, inverse, left, corr):
+    """``unit[rows[r]]`` rounded at its step ``inverse[rows[r]]`` (:func:`_pack_columns8`'s) into ``left[r]``
+    (s8 dwords, lowest byte first, padding 0) and 128 x the sum of its int8 components into ``corr[r]``
+    (what the columns' + 128 adds); the rows past ``len(rows)``: zero."""
     d = unit.shape[1]
     left[rows.shape[0]:] = 0
     corr[rows.shape[0]:] = 0
@@ -377,7 +384,7 @@ def _pack_rows8(unit, rows, left, corr):
     words = row_bytes.view(np.int32)
     for r in range(rows.shape[0]):
         u = unit[rows[r]]
-        factor = _row_step(u)[1]
+        factor = _factor(inverse[rows[r]])
         total = 0
         for k in range(d):
             q = _int8_of(u[k], factor)

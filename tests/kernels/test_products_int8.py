@@ -63,7 +63,7 @@ def packed(unit, kernel=_pack_columns8):
 def packed_rows(unit, rows, scales):
     count = -(-len(rows) // ROWS) * ROWS
     left, corr = np.full((count, -(-unit.shape[1] // 4)), 7, np.int32), np.full(count, 7, np.int32)
-    _pack_rows8(unit, np.asarray(rows, dtype=np.int64), left, corr)
+    _pack_rows8(unit, np.asarray(rows, dtype=np.int64), scales[0], left, corr)
     row_scales = np.zeros((2, count), np.float32)
     row_scales[:, : len(rows)] = scales[:, rows]
     return left, corr, row_scales
