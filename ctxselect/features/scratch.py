@@ -26,8 +26,9 @@ __all__ = ["KEPT_BYTES", "release", "scratch"]
 
 #: The most a thread keeps, all its buffers together: 128 MiB holds the unit rows of 87,000 x 384
 #: (the cosine's tiles and block besides: 10 MB at the default block_size); with int8 products
-#: (features/tiles.py) the rows packed as int8 too, up to ~64,000 x 384 (int16: ~54,000; a call whose
-#: int8 gave way to int16 holds both and two tile buffers, ~43,000); or the signatures of 130,000 texts.
+#: (features/tiles.py) the rows packed as int8 too and a tile of bits, up to ~68,000 x 384 (int16, whose
+#: tiles are int32: ~54,000; a call whose int8 gave way to int16 holds both, ~45,000); or the signatures
+#: of 130,000 texts.
 KEPT_BYTES = 128 * 2**20
 
 _KEPT = threading.local()

@@ -26,7 +26,7 @@ from ctxselect.kernels.minhash import (
     _lsh_pairs,
     _signature_similarity,
 )
-from ctxselect.kernels.pairs import _row_pairs_above, _unit_rows, _upper_pairs_above
+from ctxselect.kernels.pairs import _unit_rows
 from ctxselect.kernels.words import _signatures, _signatures_serial
 from ctxselect.model import validation as checks
 from ctxselect.model.embeddings import HeldRows, stack_rows
@@ -244,14 +244,13 @@ def _column_blocks(first: int, n: int):
 def _upper_pairs(products: Tiles, start: int, rows: int):
     """(i < j, weight), sorted by (i, j), of the pairs at or above the cut between rows
     ``start .. start + rows`` and the rows after each, a column block (:data:`TILE_COLUMNS`) at a time
-    (:meth:`Tiles.product`, :func:`~ctxselect.kernels.pairs._upper_pairs_above`, :meth:`Tiles.check`)."""
+    (:meth:`Tiles.upper`, :meth:`Tiles.check`)."""
     parts = []
     ready = products.rows(slice(start, start + rows))
     for lo, hi in _column_blocks(start, len(products.unit)):
-        tile = products.product(ready, lo, hi)
         compared = (lambda lo=lo, hi=hi:  # each row r's columns after it: max(lo, start + r + 1) .. hi
                     np.clip(hi - np.maximum(lo, start + 1 + np.arange(rows)), 0, None).sum())
-        parts.append(products.check(*_upper_pairs_above(tile, start, lo, products.screen), compared))
+        parts.append(products.check(*products.upper(ready, start, lo, hi), compared))
     if len(parts) == 1:
         return parts[0]
     i, j, w = _joined(parts)  # each block row-major, the blocks in column order: stable by i is (i, j)
@@ -261,19 +260,15 @@ def _upper_pairs(products: Tiles, start: int, rows: int):
 
 def _row_pairs(products: Tiles, rows: np.ndarray, key: np.ndarray, limit: np.ndarray):
     """(i < j, weight) of the pairs at or above the cut between ``rows`` and every other row whose
-    ``key`` exceeds the row's ``limit`` (:func:`~ctxselect.kernels.pairs._row_pairs_above`), a column
-    block (:data:`TILE_COLUMNS`) at a time (:meth:`Tiles.product`, :meth:`Tiles.check`); in column-block order."""
-    rows = np.asarray(rows, dtype=np.int64)  # shifted by lo below: never unsigned
+    ``key`` exceeds the row's ``limit``, a column block (:data:`TILE_COLUMNS`) at a time (:meth:`Tiles.against`,
+    :meth:`Tiles.check`); in column-block order."""
+    rows = np.asarray(rows, dtype=np.int64)  # shifted by lo (Tiles.against): never unsigned
     parts = []
     ready = products.rows(rows)
     for lo, hi in _column_blocks(0, len(products.unit)):
-        tile = products.product(ready, lo, hi)
-        # the block's column c is row lo + c: the kernel sees the rows shifted by lo, and its
-        # (min, max) of shifted indices shifted back is the pair's
-        i, j, w = _row_pairs_above(tile, rows - lo, key[lo:hi], limit, products.screen)
         compared = (lambda lo=lo, hi=hi:  # each row's columns whose key exceeds its limit
                     len(limit) * (hi - lo) - np.searchsorted(np.sort(key[lo:hi]), limit, side="right").sum())
-        parts.append(products.check(i + lo, j + lo, w, compared) if lo else products.check(i, j, w, compared))
+        parts.append(products.check(*products.against(ready, rows, key, limit, lo, hi), compared))
     return parts[0] if len(parts) == 1 else _joined(parts)
 
 

@@ -2,17 +2,20 @@
 
 :class:`Tiles` is made once per :func:`~ctxselect.features.similarity.cosine_pairs_until` call, on its
 unit rows. :meth:`Tiles.rows` readies a tile's rows once, :meth:`Tiles.product` gives their tile against
-a range of columns, :attr:`Tiles.screen` is the value a pair must reach in it, and :meth:`Tiles.check`
-turns the pairs a kernel found there into the pairs at or above the cut, with their weights. Three
-routes (:data:`~ctxselect._config.COSINE_PRODUCTS`; the integer ones where the CPU has AVX-512 VNNI:
+a range of columns, :attr:`Tiles.screen` is the value a pair must reach in it, :meth:`Tiles.upper` and
+:meth:`Tiles.against` find the pairs that do (of the upper triangle, or of rows against every row), and
+:meth:`Tiles.check` turns them into the pairs at or above the cut, with their weights. Three routes
+(:data:`~ctxselect._config.COSINE_PRODUCTS`; the integer ones where the CPU has AVX-512 VNNI:
 :mod:`ctxselect.kernels.products`):
 
 - ``float32``: the tile holds the cosines; ``check`` keeps the pairs as found.
 - ``int16``: the tile holds exact products of the rows rounded at 32,767; the screen lies below the cut
   by the rounding's worst error (~1e-4 of a cosine at d = 384).
-- ``int8`` (twice as many multiply-adds an instruction): each row rounded to int8 at its own step, the
-  tile holds float32 upper bounds of the cosines (the exact product scaled, plus each side's slack:
-  ~0.01-0.02 above the cosine at d = 384); the screen is the cut less float32 rounding. When more than
+- ``int8`` (twice as many multiply-adds an instruction): each row rounded to int8 at its own step; the
+  kernel computes float32 upper bounds of the cosines (the exact product scaled, plus each side's slack:
+  ~0.01-0.02 above the cosine at d = 384) and the tile holds one bit an entry, whether its bound reaches
+  the screen, the cut less float32 rounding (a float32 tile written and read again cost ~20 % of a
+  reach's cosine at 20,000 x 384). When more than
   :data:`INT8_BAND` of a call's compared entries pass the screen without reaching the cut (cosines
   crowding just under it), the next column range goes the int16 way: a check costs ~100 entries' products
   (100-260 against ~2 ns CPU at 20,000 x 384).
@@ -28,14 +31,21 @@ import numpy as np
 
 from ctxselect._config import SERIAL_PAIRS
 from ctxselect.features.scratch import scratch
-from ctxselect.kernels.pairs import _check_pairs, _check_pairs_serial
+from ctxselect.kernels.pairs import (
+    _check_pairs,
+    _check_pairs_serial,
+    _row_bits,
+    _row_pairs_above,
+    _upper_bits,
+    _upper_pairs_above,
+)
 from ctxselect.kernels.products import (
     BLOCK_COLUMNS,
     INT8_MAX_DIM,
     MAX_NORM,
     ROWS,
-    _int8_tile,
-    _int8_tile_serial,
+    _int8_masks,
+    _int8_masks_serial,
     _int16_tile,
     _int16_tile_serial,
     _pack_columns,
@@ -134,9 +144,9 @@ class Tiles:
         self.left = scratch("int8 rows", (rows, dwords), np.int32)
         self.corrections = scratch("int8 row sums", (rows,), np.int32)
         self.row_scales = scratch("int8 row scales", (2, rows), np.float32)
-        self.buffer = scratch("cosine tiles", (rows * self.width,), np.float32)
+        self.buffer = scratch("int8 bits", (rows * _up(self.width, BLOCK_COLUMNS) // BLOCK_COLUMNS,), np.uint64)
         self.screen = int8_screen(float(self.cut))
-        self.kernel = _int8_tile_serial if self.serial else _int8_tile
+        self.kernel = _int8_masks_serial if self.serial else _int8_masks
         return True
 
     def rows(self, rows) -> list:
@@ -162,9 +172,11 @@ class Tiles:
 
     def product(self, ready: list, lo: int, hi: int) -> np.ndarray:
         """The tile (C-contiguous) of :meth:`rows`' rows against rows ``lo .. hi`` (at most ``columns``
-        of them): ``tile[r, c]`` for row ``rows[r]`` and row ``lo + c``. Once int8's pairs screened in vain
-        pass :data:`INT8_BAND` of its compared entries, first the switch to int16 (tried once; ``ready``
-        redone in place)."""
+        of them). float32 and int16: ``tile[r, c]`` for row ``rows[r]`` and row ``lo + c``; int8: uint64
+        words, bit b of ``tile[r, w]`` set when the bound of row ``rows[r]`` and row ``f + 64·w + b``
+        reaches the screen, ``f`` the start of ``lo``'s block of BLOCK_COLUMNS (columns outside ``lo .. hi``
+        are junk). Once int8's pairs screened in vain pass :data:`INT8_BAND` of its compared entries, first
+        the switch to int16 (tried once; ``ready`` redone in place)."""
         if len(ready) == 5 and not self.switched and self.in_vain > INT8_BAND * self.entries:
             self.switched = True
             if self._int16():
@@ -179,16 +191,39 @@ class Tiles:
         left, count = ready[:2]
         first = lo // BLOCK_COLUMNS
         shift = lo - first * BLOCK_COLUMNS  # 0 but for a tile size that is not a multiple of BLOCK_COLUMNS
+        if len(ready) == 5:
+            words = _up(hi - lo + shift, BLOCK_COLUMNS) // BLOCK_COLUMNS
+            bits = self.buffer[: len(left) * words].reshape(len(left), words)
+            self.kernel(left, ready[2], ready[3], self.packed, self.scales, first, self.screen, bits)
+            return bits[:count]
         tile = self.buffer[: len(left) * (hi - lo + shift)].reshape(len(left), hi - lo + shift)
-        if len(ready) == 2:
-            self.kernel(left, self.packed, first, tile)
-        else:
-            self.kernel(left, ready[2], ready[3], self.packed, self.scales, first, tile)
+        self.kernel(left, self.packed, first, tile)
         return tile[:count] if not shift else np.ascontiguousarray(tile[:count, shift:])
 
-    def check(self, i: np.ndarray, j: np.ndarray, w: np.ndarray, compared):
-        """The pairs a kernel found in a tile at or above :attr:`screen`: those whose cosine reaches
-        the cut, with their weights (the integer products' pairs computed again; the GEMM's as they are).
+    def upper(self, ready: list, start: int, lo: int, hi: int):
+        """The pairs (i < j, weight) at or above :attr:`screen` between :meth:`rows`' rows, ``start ..``, and
+        rows ``lo .. hi`` after each, row-major order (:func:`~ctxselect.kernels.pairs._upper_pairs_above`, or
+        its twin for int8's bits; their weights None: :meth:`check` computes them)."""
+        tile = self.product(ready, lo, hi)
+        if tile.dtype == np.uint64:
+            return (*_upper_bits(tile, len(tile), start, lo - lo % BLOCK_COLUMNS, lo, hi), None)
+        return _upper_pairs_above(tile, start, lo, self.screen)
+
+    def against(self, ready: list, rows: np.ndarray, key: np.ndarray, limit: np.ndarray, lo: int, hi: int):
+        """The pairs (min, max, weight) at or above :attr:`screen` between :meth:`rows`' rows ``rows`` and
+        rows ``lo .. hi`` whose ``key`` (one per row) exceeds the row's ``limit``, row-major order
+        (:func:`~ctxselect.kernels.pairs._row_pairs_above`, or its twin for int8's bits)."""
+        tile = self.product(ready, lo, hi)
+        if tile.dtype == np.uint64:
+            return (*_row_bits(tile, rows, key, limit, lo - lo % BLOCK_COLUMNS, lo, hi), None)
+        # the tile's column c is row lo + c: the kernel sees the rows shifted by lo, and its (min, max) of
+        # shifted indices shifted back is the pair's
+        i, j, w = _row_pairs_above(tile, rows - lo, key[lo:hi], limit, self.screen)
+        return (i + lo, j + lo, w) if lo else (i, j, w)
+
+    def check(self, i: np.ndarray, j: np.ndarray, w: np.ndarray | None, compared):
+        """The pairs :meth:`upper` or :meth:`against` found at or above :attr:`screen`: those whose cosine
+        reaches the cut, with their weights (the integer products' pairs computed again; the GEMM's as they are).
         ``compared``: how many of the tile's entries the kernel looked at (a number, or a callable giving
         it: asked only on the int8 route, which counts them against the checks in vain)."""
         if self.kind == "float32":

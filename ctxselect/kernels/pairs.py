@@ -197,6 +197,65 @@ def _row_pairs_above(sim, rows, key, limit, threshold):
 
 
 @serial
+def _set_bits(masks, count):
+    """How many bits are set in the first ``count`` rows of ``masks`` (uint64 words)."""
+    total = 0
+    for r in range(count):
+        for w in range(masks.shape[1]):
+            x = masks[r, w]
+            while x:
+                x &= x - np.uint64(1)
+                total += 1
+    return total
+
+
+@serial
+def _upper_bits(masks, count, row_offset, col_base, lo, hi):
+    """Pairs (i, j), j > i, of a bit tile (:func:`~ctxselect.kernels.products._int8_masks`) whose bit is set,
+    row-major order: bit b of ``masks[r, w]`` is chunk ``row_offset + r`` against chunk ``col_base + 64·w + b``,
+    and only the columns ``lo .. hi`` count; the rows past ``count`` are not read. As
+    :func:`_upper_pairs_above` takes them from a tile of values, in the same order."""
+    total = _set_bits(masks, count)
+    out_i = np.empty(total, dtype=np.int64)
+    out_j = np.empty(total, dtype=np.int64)
+    k = 0
+    for r in range(count):
+        i = row_offset + r
+        for w in range(masks.shape[1]):
+            x = masks[r, w]
+            for b in range(64 if x else 0):
+                c = col_base + 64 * w + b
+                if (x >> np.uint64(b)) & np.uint64(1) and c > i and lo <= c < hi:
+                    out_i[k] = i
+                    out_j[k] = c
+                    k += 1
+    return out_i[:k], out_j[:k]
+
+
+@serial
+def _row_bits(masks, rows, key, limit, col_base, lo, hi):
+    """Pairs (min, max) of a bit tile of ``rows`` against every row whose bit is set (bit b of ``masks[r, w]``:
+    chunk ``rows[r]`` against chunk ``col_base + 64·w + b``, only the columns ``lo .. hi``), where the column's
+    ``key`` exceeds the row's ``limit`` (never a row with itself), row-major order: as :func:`_row_pairs_above`
+    takes them from a tile of values, in the same order."""
+    total = _set_bits(masks, rows.shape[0])
+    out_i = np.empty(total, dtype=np.int64)
+    out_j = np.empty(total, dtype=np.int64)
+    k = 0
+    for r in range(rows.shape[0]):
+        a = rows[r]
+        for w in range(masks.shape[1]):
+            x = masks[r, w]
+            for b in range(64 if x else 0):
+                c = col_base + 64 * w + b
+                if (x >> np.uint64(b)) & np.uint64(1) and lo <= c < hi and key[c] > limit[r] and c != a:
+                    out_i[k] = min(a, c)
+                    out_j[k] = max(a, c)
+                    k += 1
+    return out_i[:k], out_j[:k]
+
+
+@serial
 def _differing_code_pairs(codes, group):
     """Pairs (i < j) where both codes are present (>= 0), the codes differ, and — when ``group``
     holds codes — both chunks share the same group code (>= 0). Row-major order.

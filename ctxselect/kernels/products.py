@@ -17,7 +17,8 @@ the tile's rows are ``(rows rounded up to ROWS, ⌈d/2⌉)`` int32 word pairs. T
 (:func:`_block`) keeps ROWS x 4 accumulators of 16 lanes in registers over the word pairs.
 
 int8 (:func:`_block8`, ``vpdpbusd``: four byte products a lane): each row rounded at its own step, the
-columns' bytes + 128 and the rows' signed, the tile an upper bound of each cosine (:func:`int8_slack`).
+columns' bytes + 128 and the rows' signed; the tile is one bit an entry, whether an upper bound of its
+cosine (:func:`int8_slack`) reaches the screen.
 """
 
 from __future__ import annotations
@@ -235,26 +236,27 @@ def int8_screen(cut: float) -> np.float32:
 
 
 @intrinsic
-def _block8(typingctx, left, row0, packed, block, corr, row_scales, col_scales, out, out_row0, out_col0):
-    """``out[out_row0 + r, out_col0 + c]`` = the int8 route's upper bound (:func:`int8_slack`) for row
-    ``row0 + r`` of ``left`` (s8 dwords) and column c of ``packed[block]`` (u8 dwords, each component
-    + 128): ``(Σ_k left·packed − corr[row]) · inv_row · inv_col + slack_col + slack_row`` in float32,
-    ``row_scales`` and ``col_scales`` (2, ·) float32 holding (inv, slack) of each row and column (the
-    columns' indexed from ``block``'s first).
-    One ``vpdpbusd`` per (r, 16 columns, dword). C-contiguous int32 ``left``, ``packed``, ``corr``, float32
-    scales and ``out`` (another layout does not compile); no bounds are checked."""
+def _block8(typingctx, left, row0, packed, block, corr, row_scales, col_scales, screen, out, out_row0, out_word):
+    """Bit c of ``out[out_row0 + r, out_word]``: whether the int8 route's upper bound (:func:`int8_slack`) for
+    row ``row0 + r`` of ``left`` (s8 dwords) and column c of ``packed[block]`` (u8 dwords, each component
+    + 128), ``(Σ_k left·packed − corr[row]) · inv_row · inv_col + slack_col + slack_row`` in float32, reaches
+    ``screen`` (float32); ``row_scales`` and ``col_scales`` (2, ·) float32 hold (inv, slack) of each row and
+    column (the columns' indexed from ``block``'s first). One ``vpdpbusd`` per (r, 16 columns, dword); the
+    bounds stay in registers (a float32 tile written and read again cost ~25 % of a reach's time at
+    20,000 x 384). C-contiguous int32 ``left``, ``packed``, ``corr``, float32 scales and uint64 ``out``
+    (another layout does not compile); no bounds are checked."""
     if any(getattr(a, "layout", None) != "C" for a in (left, packed, corr, row_scales, col_scales, out)) or any(
             a.dtype != types.int32 for a in (left, packed, corr)) or any(
-            a.dtype != types.float32 for a in (row_scales, col_scales, out)):
+            a.dtype != types.float32 for a in (row_scales, col_scales)) or out.dtype != types.uint64:
         return None
-    sig = types.void(left, types.int64, packed, types.int64, corr, row_scales, col_scales, out, types.int64,
-                     types.int64)
+    sig = types.void(left, types.int64, packed, types.int64, corr, row_scales, col_scales, types.float32, out,
+                     types.int64, types.int64)
 
     def codegen(context, builder, signature, args):
         sums = _vnni_sums(context, builder, signature, args, _VPDPBUSD, _B64)
-        row0, blk, orow, ocol = args[1], args[3], args[8], args[9]
+        row0, blk, orow, oword = args[1], args[3], args[9], args[10]
         corr_a, rows_a, cols_a, o = (context.make_array(signature.args[k])(context, builder, args[k])
-                                     for k in (4, 5, 6, 7))
+                                     for k in (4, 5, 6, 8))
         row_stride = builder.extract_value(rows_a.shape, 1)
         col_stride = builder.extract_value(cols_a.shape, 1)
         stride = builder.extract_value(o.shape, 1)
@@ -270,43 +272,37 @@ def _block8(typingctx, left, row0, packed, block, corr, row_scales, col_scales, 
         inv_c = [vector(cols_a.data, builder.add(first, ir.Constant(_I64, _LANES * v))) for v in range(_VECTORS)]
         slack_c = [vector(cols_a.data, builder.add(builder.add(first, col_stride), ir.Constant(_I64, _LANES * v)))
                    for v in range(_VECTORS)]
+        screen_v = spread(args[7], _F16)
         for r in range(ROWS):
             row = builder.add(row0, ir.Constant(_I64, r))
             corr_r = spread(builder.load(builder.gep(corr_a.data, [row])), _V16)
             inv_r = spread(builder.load(builder.gep(rows_a.data, [row])), _F16)
             slack_r = spread(builder.load(builder.gep(rows_a.data, [builder.add(row, row_stride)])), _F16)
-            base = builder.add(builder.mul(builder.add(orow, ir.Constant(_I64, r)), stride), ocol)
+            word = ir.Constant(_I64, 0)
             for v in range(_VECTORS):
                 value = builder.fmul(builder.fmul(builder.sitofp(builder.sub(sums[r][v], corr_r), _F16), inv_r),
                                      inv_c[v])
                 value = builder.fadd(builder.fadd(value, slack_c[v]), slack_r)
-                at = builder.add(base, ir.Constant(_I64, _LANES * v))
-                builder.store(value, builder.bitcast(builder.gep(o.data, [at]), _F16.as_pointer()), align=4)
+                bits = builder.zext(builder.bitcast(builder.fcmp_ordered(">=", value, screen_v), _I16), _I64)
+                word = builder.or_(word, builder.shl(bits, ir.Constant(_I64, _LANES * v)))
+            at = builder.add(builder.mul(builder.add(orow, ir.Constant(_I64, r)), stride), oword)
+            builder.store(word, builder.gep(o.data, [at]))
         return context.get_dummy_value()
 
     return sig, codegen
 
 
 @parallel
-def _int8_tile(left, corr, row_scales, packed, col_scales, first_block, out):
-    """:func:`_block8` for every row of ``left`` (a multiple of ROWS) and every column of ``out`` (any
-    width: a last partial block through a small buffer), the columns from block ``first_block`` on; the
-    blocks in parallel, each writing only its own columns of ``out``."""
-    width = out.shape[1]
-    blocks = (width + BLOCK_COLUMNS - 1) // BLOCK_COLUMNS
-    for b in prange(blocks):
-        at = b * BLOCK_COLUMNS
-        if at + BLOCK_COLUMNS <= width:
-            for r in range(0, left.shape[0], ROWS):
-                _block8(left, r, packed, first_block + b, corr, row_scales, col_scales, out, r, at)
-        else:
-            part = np.empty((ROWS, BLOCK_COLUMNS), dtype=np.float32)
-            for r in range(0, left.shape[0], ROWS):
-                _block8(left, r, packed, first_block + b, corr, row_scales, col_scales, part, 0, 0)
-                out[r:r + ROWS, at:] = part[:, : width - at]
+def _int8_masks(left, corr, row_scales, packed, col_scales, first_block, screen, out):
+    """:func:`_block8` for every row of ``left`` (a multiple of ROWS) and every word of ``out`` ((rows, words)
+    uint64: word w's bits are the columns of block ``first_block + w``); the blocks in parallel, each
+    writing only its own words."""
+    for w in prange(out.shape[1]):
+        for r in range(0, left.shape[0], ROWS):
+            _block8(left, r, packed, first_block + w, corr, row_scales, col_scales, screen, out, r, w)
 
 
-_int8_tile_serial = serial_twin(_int8_tile, "_int8_tile_serial")
+_int8_masks_serial = serial_twin(_int8_masks, "_int8_masks_serial")
 
 
 @serial

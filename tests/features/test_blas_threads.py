@@ -14,7 +14,7 @@ import pytest
 
 threadpoolctl = pytest.importorskip("threadpoolctl")
 
-from ctxselect.features import blas, similarity  # noqa: E402
+from ctxselect.features import blas, similarity, tiles  # noqa: E402
 from ctxselect.features.similarity import cosine_pairs, one_blas_thread  # noqa: E402
 
 
@@ -46,13 +46,13 @@ def _threads(paths):
 def _blas_threads_seen_by_the_tiles(monkeypatch, paths):
     """Run by each tile's pair kernel, i.e. right after each BLAS product."""
     seen = []
-    kernel = similarity._upper_pairs_above
+    kernel = tiles._upper_pairs_above
 
     def recording(*args):
         seen.append(_threads(paths))
         return kernel(*args)
 
-    monkeypatch.setattr(similarity, "_upper_pairs_above", recording)
+    monkeypatch.setattr(tiles, "_upper_pairs_above", recording)
     return seen
 
 

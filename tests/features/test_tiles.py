@@ -67,10 +67,18 @@ def test_all_products_find_the_same_pairs(monkeypatch, most):
     assert all(np.array_equal(x, y) for x, y in zip(runs[1][:3], runs[2][:3]))  # both checked: the same sums
 
 
+def unpacked(bits, lo, hi):
+    """An int8 bit tile (Tiles.product) as booleans of the columns lo .. hi."""
+    first = lo - lo % 64
+    flat = np.unpackbits(np.ascontiguousarray(bits).view(np.uint8), bitorder="little").reshape(len(bits), -1)
+    return flat[:, lo - first: hi - first].astype(bool)
+
+
 @pytest.mark.parametrize("kind", ROUTES)
 def test_a_tile_against_any_column_range(kind):
     """Ranges that start and end inside a 64-column block, and a tile of one row: int16's products
-    are the cosines at 32,767², int8's bounds lie above them (by at most ~0.05 at d = 10)."""
+    are the cosines at 32,767²; int8's bits are set where a cosine reaches the cut, and only where its
+    bound does (the bounds lie at most ~0.05 above the cosines at d = 10)."""
     emb = near_duplicates(9, 150, 10)
     unit = similarity.normalised_rows(emb)
     products = Tiles(unit, 8, 256, np.float32(0.0), kind=kind, serial=True)
@@ -80,7 +88,9 @@ def test_a_tile_against_any_column_range(kind):
         assert tile.flags.c_contiguous  # (the pair kernels compile for one layout)
         want = unit[rows].astype(np.float64) @ unit[lo:hi].T.astype(np.float64)
         if kind == "int8":
-            assert (tile >= want - 1e-6).all() and (tile <= want + 0.05).all()
+            bits = unpacked(tile, lo, hi)
+            assert bits.shape == want.shape and bits[want >= 0.0].all() and not bits[want < -0.05].any()
+            assert bits.any() and not bits.all()  # precondition: cosines on both sides
         else:
             scale = float(32_767**2) if kind == "int16" else 1.0
             np.testing.assert_allclose(tile / scale, want, atol=1e-3 if kind == "int16" else 1e-6)

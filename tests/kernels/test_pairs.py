@@ -7,20 +7,24 @@ import numpy as np
 import pytest
 
 from ctxselect.kernels.pairs import (
+    _row_bits,
     _row_pairs_above,
     _components,
     _differing_code_pairs,
     _freshness,
     _unit_rows,
+    _upper_bits,
     _upper_pairs_above,
 )
 from tests.naive.signals import (
+    naive_row_bits,
     naive_row_pairs,
     naive_components,
     naive_differing_code_pairs,
     naive_freshness,
     naive_tile_pairs,
     naive_unit_rows,
+    naive_upper_bits,
 )
 
 
@@ -107,6 +111,44 @@ def test_row_pairs_above_matches_twin(count, n, threshold, keys):
     want = naive_row_pairs(tile.tolist(), rows.tolist(), key.tolist(), limit.tolist(), float(np.float32(threshold)))
     assert got == want
     assert i.dtype == j.dtype == np.int64 and w.dtype == np.float64
+
+
+def random_bits(rng, rows, words, density):
+    """A bit tile (uint64 words) with about ``density`` of its bits set; bit 63 and bit 0 of the first
+    word of row 0 set when there is one (the sign bit and the lowest)."""
+    dense = rng.random((rows, 64 * words)) < density
+    out = np.packbits(dense, axis=1, bitorder="little").view(np.uint64).reshape(rows, words).copy()
+    if rows and words:
+        out[0, 0] |= np.uint64(1) | np.uint64(1) << np.uint64(63)
+    return out
+
+
+@pytest.mark.parametrize("count,words,density", [(0, 1, 0.5), (1, 1, 0.0), (1, 1, 1.0), (4, 2, 0.05), (8, 3, 0.5),
+                                                 (5, 4, 0.9)])
+@pytest.mark.parametrize("col_base,lo,hi", [(0, 0, 10**9), (64, 70, 190), (128, 128, 129), (0, 5, 5)])
+def test_bit_pairs_match_twins(count, words, density, col_base, lo, hi):
+    """The int8 route's extraction from bit tiles (Tiles.upper, Tiles.against): every bit in the range,
+    filtered as the value tiles' kernels filter, in the same order; the rows past ``count`` unread."""
+    rng = np.random.default_rng(count * 7 + words + lo)
+    bits = random_bits(rng, count + 2, words, density)  # two junk rows past count
+    words_list = [[int(x) for x in row] for row in bits.tolist()]
+    for row_offset in (0, col_base + 3, col_base + 64 * words):
+        i, j = _upper_bits(bits, count, row_offset, col_base, lo, hi)
+        assert list(zip(i.tolist(), j.tolist())) == naive_upper_bits(words_list, count, row_offset, col_base, lo, hi)
+        assert i.dtype == j.dtype == np.int64
+    n = col_base + 64 * words + 3
+    rows = rng.permutation(n)[:count].astype(np.int64)
+    if count:
+        rows[0] = col_base  # a row against itself: never listed
+    found = []
+    for key, limit in ((np.ones(n, np.int64), np.zeros(count, np.int64)),  # every column open, then some
+                       (rng.integers(-1, 3, n).astype(np.int64), rng.integers(-1, 3, count).astype(np.int64))):
+        i, j = _row_bits(bits[:count], rows, key, limit, col_base, lo, hi)
+        want = naive_row_bits(words_list, rows.tolist(), key.tolist(), limit.tolist(), col_base, lo, hi)
+        assert list(zip(i.tolist(), j.tolist())) == want
+        found.append(len(want))
+    if count and density == 1.0 and hi > lo + 1:  # precondition: all bits set give pairs
+        assert found[0] > 0
 
 
 def _unit_rows_of(emb):

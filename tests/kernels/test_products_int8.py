@@ -1,7 +1,8 @@
 """The int8 product kernels of ctxselect/kernels/products.py against their plain-Python twins
 (tests/naive/products.py): each row's step, the packed bytes (columns + 128, rows signed, with their
-sums), the residuals and slacks, the tiles' bounds (serial and parallel), and that a bound never lies
-below its pair's cosine by more than float32 rounding (the screen lets every pair at the cut through).
+sums), the residuals and slacks, the tiles' bits (whether each bound reaches the screen; serial and
+parallel), and that a bound never lies below its pair's cosine by more than float32 rounding (the screen
+lets every pair at the cut through).
 The packing runs interpreted too (``NUMBA_DISABLE_JIT=1``); the tiles need the compiled kernel and a
 CPU with AVX-512 VNNI."""
 
@@ -19,8 +20,8 @@ from ctxselect.kernels.products import (
     INT8_ROUNDING,
     MAX_NORM,
     ROWS,
-    _int8_tile,
-    _int8_tile_serial,
+    _int8_masks,
+    _int8_masks_serial,
     _pack_columns8,
     _pack_columns8_serial,
     _pack_rows8,
@@ -114,9 +115,24 @@ def test_slack_and_screen():
         assert float(screen) >= cut - INT8_ROUNDING - 1e-7
 
 
+def bits_of(words, count):
+    """An int8 bit tile's first ``count`` rows as booleans, column 64·w + b at bit b of word w."""
+    return np.unpackbits(np.ascontiguousarray(words[:count]).view(np.uint8), bitorder="little").reshape(
+        count, -1).astype(bool)
+
+
+def screened(left, corr, row_scales, cols, scales, first, screen, words, kernel=_int8_masks_serial):
+    """The bit tile of ``words`` words a row (junk first: the kernel writes every word)."""
+    out = np.full((len(left), words), 0x5A5A5A5A5A5A5A5A, np.uint64)
+    kernel(left, corr, row_scales, cols, scales, first, np.float32(screen), out)
+    return out
+
+
 @needs_vnni
 @pytest.mark.parametrize("n, d, first", [(4, 1, 0), (64, 2, 0), (70, 7, 1), (200, 384, 1), (300, 33, 2)])
 def test_tiles_match_the_twin_serial_and_parallel(n, d, first):
+    """At screens through the bounds' range, a bit is set where the twin's bound (float64) reaches the
+    screen and clear where it lies below, but for float32 rounding right at the screen."""
     rng = np.random.default_rng(n * d)
     unit = unit_rows(rng, n, d, zero=[1])
     cols, scales, *_ = packed(unit)
@@ -126,25 +142,30 @@ def test_tiles_match_the_twin_serial_and_parallel(n, d, first):
     want = np.array(naive_int8_bound(unit.tolist(), rows, lo, hi, scales[1]))
     cosines = unit[rows].astype(np.float64) @ unit[lo:hi].T.astype(np.float64)
     assert (want >= cosines - 1e-12).all()  # the bound (int8_slack's docstring)
-    for kernel in (_int8_tile_serial, _int8_tile):
-        for width in (cols.shape[0] * BLOCK_COLUMNS - lo, hi - lo):  # whole blocks, and a partial last one
-            out = np.full((len(left), width), 9, np.float32)
-            kernel(left, corr, row_scales, cols, scales, first, out)
-            np.testing.assert_allclose(out[: len(rows), : hi - lo], want, rtol=0, atol=INT8_ROUNDING)
-            assert (out[: len(rows), : hi - lo] >= cosines - INT8_ROUNDING).all()
+    for screen in np.quantile(want, [0.0, 0.3, 0.9, 1.0]).tolist() + [-2.0, 0.9, 2.0]:
+        sure = np.abs(want - np.float32(screen)) > INT8_ROUNDING
+        for kernel in (_int8_masks_serial, _int8_masks):
+            for words in (cols.shape[0] - first, -(-(hi - lo) // BLOCK_COLUMNS)):
+                bits = bits_of(screened(left, corr, row_scales, cols, scales, first, screen, words, kernel),
+                               len(rows))[:, : hi - lo]
+                assert np.array_equal(bits[sure], (want >= np.float32(screen))[sure])
+                assert bits[cosines >= screen + INT8_ROUNDING].all()
     with pytest.raises(Exception, match="(?i)typing|no implementation|invalid use"):  # a strided view
-        _int8_tile_serial(left, corr, row_scales, cols, scales, first, np.zeros((len(left), hi - lo + 1),
-                                                                                np.float32)[:, :-1])
+        _int8_masks_serial(left, corr, row_scales, cols, scales, first, np.float32(0.5),
+                           np.zeros((len(left), 3), np.uint64)[:, :-1])
+    with pytest.raises(Exception, match="(?i)typing|no implementation|invalid use"):  # words not uint64
+        _int8_masks_serial(left, corr, row_scales, cols, scales, first, np.float32(0.5),
+                           np.zeros((len(left), 2), np.int64))
 
 
 @needs_vnni
 @settings(max_examples=60, deadline=None)
 @given(d=st.integers(1, 70), seed=st.integers(0, 2**32 - 1), spread=st.sampled_from([0.0, 1.0, 8.0, 30.0]),
-       near=st.floats(0.0, 0.3))
-def test_no_bound_lies_below_its_cosine(d, seed, spread, near):
+       near=st.floats(0.0, 0.3), cut=st.sampled_from([-0.5, 0.0, 0.5, 0.9, 0.99, 1.0]))
+def test_every_pair_at_the_cut_passes_the_screen(d, seed, spread, near, cut):
     """Rows of any spread of magnitudes (a power of uniform numbers), half of them near copies of the
-    others: every bound is at least the pair's cosine (float64 sums of the float32 rows) less float32
-    rounding, so the screen of any cut lets every pair at that cut through."""
+    others: every pair whose cosine (float64 sums of the float32 rows) reaches a cut has its bit set at
+    that cut's screen (each bound lies at most float32 rounding below its cosine)."""
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((40, d)) * rng.random((40, d)) ** spread
     x[20:] = x[:20] + near * rng.standard_normal((20, d)) * np.abs(x[:20]).max()
@@ -154,16 +175,14 @@ def test_no_bound_lies_below_its_cosine(d, seed, spread, near):
         return  # (such rows take the GEMM: features/tiles.py)
     cols, scales, *_ = packed(unit)
     left, corr, row_scales = packed_rows(unit, list(range(40)), scales)
-    out = np.empty((40, 40), np.float32)
-    _int8_tile_serial(left, corr, row_scales, cols, scales, 0, out)
+    bits = bits_of(screened(left, corr, row_scales, cols, scales, 0, int8_screen(cut), 1), 40)[:, :40]
     cosines = unit.astype(np.float64) @ unit.T.astype(np.float64)
-    assert (out >= cosines - INT8_ROUNDING).all()
-    assert ((out >= int8_screen(0.9)) | (cosines < 0.9)).all()
+    assert bits[cosines >= cut].all()
 
 
 @pytest.mark.skipif(numba_config.DISABLE_JIT, reason="compiled kernels only")
 def test_the_parallel_kernels_are_parallel_and_their_twins_serial():
-    for parallel, serial in ((_int8_tile, _int8_tile_serial), (_pack_columns8, _pack_columns8_serial)):
+    for parallel, serial in ((_int8_masks, _int8_masks_serial), (_pack_columns8, _pack_columns8_serial)):
         assert parallel.targetoptions.get("parallel") and not serial.targetoptions.get("parallel")
         assert parallel.py_func.__qualname__ != serial.py_func.__qualname__
         assert parallel.targetoptions.get("fastmath") == serial.targetoptions.get("fastmath")

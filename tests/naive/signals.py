@@ -219,6 +219,26 @@ def naive_row_pairs(tile, rows, key, limit, threshold):
     return out
 
 
+def _set_columns(words, col_base, lo, hi):
+    """The columns of a row of bit words (Python ints) whose bit is set, within lo .. hi, in order."""
+    return [col_base + 64 * w + b for w, word in enumerate(words) for b in range(64)
+            if word >> b & 1 and lo <= col_base + 64 * w + b < hi]
+
+
+def naive_upper_bits(bits, count, row_offset, col_base, lo, hi):
+    """[(i, j)] of an int8 bit tile's first ``count`` rows, j > i, row-major order: bit b of word w of
+    row r is chunk row_offset + r against chunk col_base + 64 w + b, the columns lo .. hi only."""
+    return [(row_offset + r, c) for r in range(count)
+            for c in _set_columns(bits[r], col_base, lo, hi) if c > row_offset + r]
+
+
+def naive_row_bits(bits, rows, key, limit, col_base, lo, hi):
+    """[(min, max)] of an int8 bit tile of ``rows`` against every row (the columns lo .. hi), row-major
+    order, where key[c] > limit[r] and c is not the row itself."""
+    return [(min(a, c), max(a, c)) for r, a in enumerate(rows)
+            for c in _set_columns(bits[r], col_base, lo, hi) if c != a and key[c] > limit[r]]
+
+
 def naive_band_keys(rows, bands):
     """keys[band][t]: a hash of the band's bins of text t's signature; EMPTY for an empty text."""
     bins = len(rows[0]) if rows else 0
