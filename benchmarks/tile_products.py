@@ -1,6 +1,8 @@
 """One cosine tile by each route of ``features.tiles.Tiles`` on one thread: OpenBLAS's float32 GEMM,
 the int16 and the int8 products (AVX-512 VNNI), 472 rows x 2,048 columns x 384 (a reach's tile at
-2,000 x 384), the minimum of 30 products, three rounds alternating.
+2,000 x 384), the minimum of 30 products, three rounds alternating. The int8 route's tile is bits (the
+screen's comparison in the kernel, since b526670); the float32 and int16 tiles are values. No route's
+extraction of the pairs is timed.
 
     python benchmarks/tile_products.py
 

@@ -25,7 +25,7 @@ import numpy as np
 __all__ = ["KEPT_BYTES", "release", "scratch"]
 
 #: The most a thread keeps, all its buffers together: 128 MiB holds the unit rows of 87,000 x 384
-#: (the cosine's tiles and block besides: 10 MB at the default block_size); with int8 products
+#: (the cosine's float32 tiles and block besides: 10 MB at the default block_size); with int8 products
 #: (features/tiles.py) the rows packed as int8 too and a tile of bits, up to ~68,000 x 384 (int16, whose
 #: tiles are int32: ~54,000; a call whose int8 gave way to int16 holds both, ~45,000); or the signatures
 #: of 130,000 texts.

@@ -3,7 +3,8 @@
 These functions validate and prepare arrays, then call the jitted kernels; they return ``(i, j, weight)``
 arrays with i < j, sorted by (i, j), holding only pairs at or above the threshold (``cosine_pairs_until``
 also the rows it compared when a deadline or a reach cut it). Memory: the unit rows (and, with integer
-products, the rows packed as int8 or int16: features/tiles.py), block x TILE_COLUMNS similarities and the pairs;
+products, the rows packed as int8 or int16: features/tiles.py), block x TILE_COLUMNS similarities (int8: their
+bits) and the pairs;
 no n x n matrix is ever built."""
 
 from __future__ import annotations
@@ -265,9 +266,9 @@ def _row_pairs(products: Tiles, rows: np.ndarray, key: np.ndarray, limit: np.nda
     rows = np.asarray(rows, dtype=np.int64)  # shifted by lo (Tiles.against): never unsigned
     parts = []
     ready = products.rows(rows)
-    for lo, hi in _column_blocks(0, len(products.unit)):
-        compared = (lambda lo=lo, hi=hi:  # each row's columns whose key exceeds its limit
-                    len(limit) * (hi - lo) - np.searchsorted(np.sort(key[lo:hi]), limit, side="right").sum())
+    below = np.sort(limit)  # each column's rows whose limit its key exceeds: the count of the int8 route's
+    for lo, hi in _column_blocks(0, len(products.unit)):  # entries, without sorting each range's keys (3 -> 0.5 ms
+        compared = (lambda lo=lo, hi=hi: np.searchsorted(below, key[lo:hi], side="left").sum())  # at 20,000 x 384)
         parts.append(products.check(*products.against(ready, rows, key, limit, lo, hi), compared))
     return parts[0] if len(parts) == 1 else _joined(parts)
 

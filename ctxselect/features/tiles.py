@@ -14,11 +14,10 @@ a range of columns, :attr:`Tiles.screen` is the value a pair must reach in it, :
 - ``int8`` (twice as many multiply-adds an instruction): each row rounded to int8 at its own step; the
   kernel computes float32 upper bounds of the cosines (the exact product scaled, plus each side's slack:
   ~0.01-0.02 above the cosine at d = 384) and the tile holds one bit an entry, whether its bound reaches
-  the screen, the cut less float32 rounding (a float32 tile written and read again cost ~20 % of a
-  reach's cosine at 20,000 x 384). When more than
-  :data:`INT8_BAND` of a call's compared entries pass the screen without reaching the cut (cosines
-  crowding just under it), the next column range goes the int16 way: a check costs ~100 entries' products
-  (100-260 against ~2 ns CPU at 20,000 x 384).
+  the screen, the cut less float32 rounding (with a float32 tile written and read again, select() took
+  1.25x the CPU at 20,000 x 384). When more than :data:`INT8_BAND` of a call's compared entries pass the
+  screen without reaching the cut (cosines crowding just under it), the next column range goes the int16
+  way: a check costs ~100 entries' products (100-260 against ~2 ns CPU at 20,000 x 384).
 
 With integer products ``check`` computes each screened pair's cosine again from the unit rows (float64
 sums; in parallel from SERIAL_PAIRS pairs) and keeps those at or above the cut. Buffers are the
@@ -203,7 +202,8 @@ class Tiles:
     def upper(self, ready: list, start: int, lo: int, hi: int):
         """The pairs (i < j, weight) at or above :attr:`screen` between :meth:`rows`' rows, ``start ..``, and
         rows ``lo .. hi`` after each, row-major order (:func:`~ctxselect.kernels.pairs._upper_pairs_above`, or
-        its twin for int8's bits; their weights None: :meth:`check` computes them)."""
+        its twin for int8's bits). The weights are the cosines on the float32 route; on the integer ones
+        :meth:`check` computes them (int8: None, int16: the products, clipped)."""
         tile = self.product(ready, lo, hi)
         if tile.dtype == np.uint64:
             return (*_upper_bits(tile, len(tile), start, lo - lo % BLOCK_COLUMNS, lo, hi), None)
@@ -212,7 +212,8 @@ class Tiles:
     def against(self, ready: list, rows: np.ndarray, key: np.ndarray, limit: np.ndarray, lo: int, hi: int):
         """The pairs (min, max, weight) at or above :attr:`screen` between :meth:`rows`' rows ``rows`` and
         rows ``lo .. hi`` whose ``key`` (one per row) exceeds the row's ``limit``, row-major order
-        (:func:`~ctxselect.kernels.pairs._row_pairs_above`, or its twin for int8's bits)."""
+        (:func:`~ctxselect.kernels.pairs._row_pairs_above`, or its twin for int8's bits); the weights as
+        :meth:`upper` gives them."""
         tile = self.product(ready, lo, hi)
         if tile.dtype == np.uint64:
             return (*_row_bits(tile, rows, key, limit, lo - lo % BLOCK_COLUMNS, lo, hi), None)

@@ -8,6 +8,7 @@ import pytest
 
 from ctxselect.kernels.pairs import (
     _row_bits,
+    _set_bits,
     _row_pairs_above,
     _components,
     _differing_code_pairs,
@@ -132,6 +133,7 @@ def test_bit_pairs_match_twins(count, words, density, col_base, lo, hi):
     rng = np.random.default_rng(count * 7 + words + lo)
     bits = random_bits(rng, count + 2, words, density)  # two junk rows past count
     words_list = [[int(x) for x in row] for row in bits.tolist()]
+    assert _set_bits(bits, count) == sum(bin(x).count("1") for row in words_list[:count] for x in row)
     for row_offset in (0, col_base + 3, col_base + 64 * words):
         i, j = _upper_bits(bits, count, row_offset, col_base, lo, hi)
         assert list(zip(i.tolist(), j.tolist())) == naive_upper_bits(words_list, count, row_offset, col_base, lo, hi)
@@ -149,6 +151,33 @@ def test_bit_pairs_match_twins(count, words, density, col_base, lo, hi):
         found.append(len(want))
     if count and density == 1.0 and hi > lo + 1:  # precondition: all bits set give pairs
         assert found[0] > 0
+
+
+@pytest.mark.parametrize("rows,cols,lo", [(1, 64, 0), (5, 130, 64), (8, 200, 3), (3, 64, 63)])
+@pytest.mark.parametrize("threshold", [-1.0, 0.0, 0.4, 1.0])
+def test_bits_give_the_pairs_of_a_tile_of_values(rows, cols, lo, threshold):
+    """The same pairs, in the same order, from a tile of values (the float32 and int16 routes' kernels)
+    and from its bits at the threshold (the int8 route's): upper-triangle tiles from any row, and rows
+    against every row."""
+    rng = np.random.default_rng(rows * cols + lo)
+    tile = rng.uniform(-1.0, 1.0, (rows, cols)).astype(np.float32)
+    tile[0, 0] = threshold  # exactly at the threshold: kept by both
+    first = lo - lo % 64  # the bits of block first // 64 on: the columns before lo are junk
+    padded = np.zeros((rows, -(-(lo - first + cols) // 64) * 64), dtype=bool)
+    padded[:, :lo - first] = True
+    padded[:, lo - first:lo - first + cols] = tile >= np.float32(threshold)
+    bits = np.packbits(padded, axis=1, bitorder="little").view(np.uint64).reshape(rows, -1).copy()
+    for start in (0, lo - 2, lo + 3):
+        i, j, _ = _upper_pairs_above(tile, start, lo, np.float32(threshold))
+        bi, bj = _upper_bits(bits, rows, start, first, lo, lo + cols)
+        assert bi.tolist() == i.tolist() and bj.tolist() == j.tolist()
+    n = lo + cols
+    which = rng.permutation(n)[:rows].astype(np.int64)
+    key, limit = rng.integers(-1, 4, n).astype(np.int64), rng.integers(-1, 3, rows).astype(np.int64)
+    i, j, _ = _row_pairs_above(tile, which - lo, key[lo:], limit, np.float32(threshold))
+    bi, bj = _row_bits(bits, which, key, limit, first, lo, n)
+    assert bi.tolist() == (i + lo).tolist() and bj.tolist() == (j + lo).tolist()
+    assert len(i) > 0 or threshold == 1.0  # precondition: pairs to compare
 
 
 def _unit_rows_of(emb):

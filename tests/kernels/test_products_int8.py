@@ -145,11 +145,14 @@ def test_tiles_match_the_twin_serial_and_parallel(n, d, first):
     for screen in np.quantile(want, [0.0, 0.3, 0.9, 1.0]).tolist() + [-2.0, 0.9, 2.0]:
         sure = np.abs(want - np.float32(screen)) > INT8_ROUNDING
         for kernel in (_int8_masks_serial, _int8_masks):
-            for words in (cols.shape[0] - first, -(-(hi - lo) // BLOCK_COLUMNS)):
+            # every block from ``first`` on, and a range that ends a block earlier (its last word all columns)
+            for words in {cols.shape[0] - first, max(1, cols.shape[0] - first - 1)}:
+                width = min(hi - lo, words * BLOCK_COLUMNS)
                 bits = bits_of(screened(left, corr, row_scales, cols, scales, first, screen, words, kernel),
-                               len(rows))[:, : hi - lo]
-                assert np.array_equal(bits[sure], (want >= np.float32(screen))[sure])
-                assert bits[cosines >= screen + INT8_ROUNDING].all()
+                               len(rows))[:, :width]
+                known = sure[:, :width]
+                assert np.array_equal(bits[known], (want[:, :width] >= np.float32(screen))[known])
+                assert bits[cosines[:, :width] >= screen + INT8_ROUNDING].all()
     with pytest.raises(Exception, match="(?i)typing|no implementation|invalid use"):  # a strided view
         _int8_masks_serial(left, corr, row_scales, cols, scales, first, np.float32(0.5),
                            np.zeros((len(left), 3), np.uint64)[:, :-1])
@@ -161,11 +164,12 @@ def test_tiles_match_the_twin_serial_and_parallel(n, d, first):
 @needs_vnni
 @settings(max_examples=60, deadline=None)
 @given(d=st.integers(1, 70), seed=st.integers(0, 2**32 - 1), spread=st.sampled_from([0.0, 1.0, 8.0, 30.0]),
-       near=st.floats(0.0, 0.3), cut=st.sampled_from([-0.5, 0.0, 0.5, 0.9, 0.99, 1.0]))
+       near=st.floats(0.0, 0.3), cut=st.sampled_from([-0.5, 0.0, 0.5, 0.9, 0.99, 1.0, "a cosine"]))
 def test_every_pair_at_the_cut_passes_the_screen(d, seed, spread, near, cut):
     """Rows of any spread of magnitudes (a power of uniform numbers), half of them near copies of the
-    others: every pair whose cosine (float64 sums of the float32 rows) reaches a cut has its bit set at
-    that cut's screen (each bound lies at most float32 rounding below its cosine)."""
+    others, cut at a fixed value or exactly at one of their cosines: every pair whose cosine (float64
+    sums of the float32 rows) reaches the cut has its bit set at that cut's screen (each bound lies at
+    most float32 rounding below its cosine), and only pairs whose bound (the twin's) reaches it do."""
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((40, d)) * rng.random((40, d)) ** spread
     x[20:] = x[:20] + near * rng.standard_normal((20, d)) * np.abs(x[:20]).max()
@@ -175,9 +179,14 @@ def test_every_pair_at_the_cut_passes_the_screen(d, seed, spread, near, cut):
         return  # (such rows take the GEMM: features/tiles.py)
     cols, scales, *_ = packed(unit)
     left, corr, row_scales = packed_rows(unit, list(range(40)), scales)
-    bits = bits_of(screened(left, corr, row_scales, cols, scales, 0, int8_screen(cut), 1), 40)[:, :40]
     cosines = unit.astype(np.float64) @ unit.T.astype(np.float64)
+    if cut == "a cosine":
+        cut = float(cosines[rng.integers(40), rng.integers(40)])
+    screen = int8_screen(cut)
+    bits = bits_of(screened(left, corr, row_scales, cols, scales, 0, screen, 1), 40)[:, :40]
     assert bits[cosines >= cut].all()
+    bound = np.array(naive_int8_bound(unit.tolist(), list(range(40)), 0, 40, scales[1]))
+    assert not bits[bound < float(screen) - INT8_ROUNDING].any()
 
 
 @pytest.mark.skipif(numba_config.DISABLE_JIT, reason="compiled kernels only")
