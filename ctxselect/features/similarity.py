@@ -249,14 +249,21 @@ def _upper_pairs(products: Tiles, start: int, rows: int):
     parts = []
     ready = products.rows(slice(start, start + rows))
     for lo, hi in _column_blocks(start, len(products.unit)):
-        compared = (lambda lo=lo, hi=hi:  # each row r's columns after it: max(lo, start + r + 1) .. hi
-                    np.clip(hi - np.maximum(lo, start + 1 + np.arange(rows)), 0, None).sum())
-        parts.append(products.check(*products.upper(ready, start, lo, hi), compared))
+        parts.append(products.check(*products.upper(ready, start, lo, hi), _upper_entries(start, rows, lo, hi)))
     if len(parts) == 1:
         return parts[0]
     i, j, w = _joined(parts)  # each block row-major, the blocks in column order: stable by i is (i, j)
     order = np.argsort(i, kind="stable")
     return i[order], j[order], w[order]
+
+
+def _upper_entries(start: int, rows: int, lo: int, hi: int) -> int:
+    """The entries an upper-triangle tile compares: Σ over its rows r < ``rows`` of the columns after row
+    ``start + r`` within ``lo .. hi``, max(0, hi − max(lo, start + r + 1)), summed in closed form."""
+    before = min(max(lo - start, 0), rows)  # the rows whose columns start at lo
+    first = hi - start - 1  # row r's count after those: first - r, while positive
+    last = min(rows, first)
+    return before * max(hi - lo, 0) + (last - before) * (first + first - before - last + 1) // 2 * (last > before)
 
 
 def _row_pairs(products: Tiles, rows: np.ndarray, key: np.ndarray, limit: np.ndarray):

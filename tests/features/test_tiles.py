@@ -220,3 +220,16 @@ def test_int8_gives_way_within_a_reachs_rows(monkeypatch):
 def test_an_unknown_kind_names_the_valid_ones():
     with pytest.raises(ValueError, match="kind: one of float32, int16, int8, not 'int4'"):
         Tiles(np.ones((2, 2), np.float32), 4, 64, np.float32(0.5), kind="int4", serial=True)
+
+
+def test_the_entries_an_upper_tile_compares_in_closed_form():
+    """similarity._upper_entries (the int8 route's count of compared entries) against the sum it
+    closes: each row r's columns after it within lo .. hi."""
+    from itertools import product
+
+    rng = np.random.default_rng(4)
+    cases = list(product(range(8), range(7), range(11), range(13)))
+    cases += [tuple(int(v) for v in rng.integers(0, 50_000, 4)) for _ in range(300)]
+    for start, rows, lo, hi in cases:
+        want = int(np.clip(hi - np.maximum(lo, start + 1 + np.arange(rows)), 0, None).sum())
+        assert similarity._upper_entries(start, rows, lo, hi) == want, (start, rows, lo, hi)
