@@ -273,9 +273,11 @@ def _row_pairs(products: Tiles, rows: np.ndarray, key: np.ndarray, limit: np.nda
     rows = np.asarray(rows, dtype=np.int64)  # shifted by lo (Tiles.against): never unsigned
     parts = []
     ready = products.rows(rows)
-    below = np.sort(limit)  # each column's rows whose limit its key exceeds: the count of the int8 route's
-    for lo, hi in _column_blocks(0, len(products.unit)):  # entries, without sorting each range's keys (3 -> 0.5 ms
-        compared = (lambda lo=lo, hi=hi: np.searchsorted(below, key[lo:hi], side="left").sum())  # at 20,000 x 384)
+    # the int8 route's compared entries: per column, the rows whose limit its key exceeds, counted against the
+    # rows' sorted limits (sorting each column range's keys instead: 3.1 against 2.2 ms a call at 20,000 x 384)
+    below = np.sort(limit)
+    for lo, hi in _column_blocks(0, len(products.unit)):
+        compared = (lambda lo=lo, hi=hi: np.searchsorted(below, key[lo:hi], side="left").sum())
         parts.append(products.check(*products.against(ready, rows, key, limit, lo, hi), compared))
     return parts[0] if len(parts) == 1 else _joined(parts)
 

@@ -14,10 +14,11 @@ a range of columns, :attr:`Tiles.screen` is the value a pair must reach in it, :
 - ``int8`` (twice as many multiply-adds an instruction): each row rounded to int8 at its own step; the
   kernel computes float32 upper bounds of the cosines (the exact product scaled, plus each side's slack:
   ~0.01-0.02 above the cosine at d = 384) and the tile holds one bit an entry, whether its bound reaches
-  the screen, the cut less float32 rounding (with a float32 tile written and read again, select() took
-  1.25x the CPU at 20,000 x 384). When more than :data:`INT8_BAND` of a call's compared entries pass the
-  screen without reaching the cut (cosines crowding just under it), the next column range goes the int16
-  way: a check costs ~100 entries' products (100-260 against ~2 ns CPU at 20,000 x 384).
+  the screen, the cut less float32 rounding (with a float32 tile written and read again, the cosine took
+  128 against 95 ms CPU in select() at 20,000 x 384). When more than :data:`INT8_BAND` of a call's
+  compared entries pass the screen without reaching the cut (cosines crowding just under it), the next
+  column range goes the int16 way: a check costs ~100 entries' products (100-260 against ~2 ns CPU at
+  20,000 x 384).
 
 With integer products ``check`` computes each screened pair's cosine again from the unit rows (float64
 sums; in parallel from SERIAL_PAIRS pairs) and keeps those at or above the cut. Buffers are the

@@ -365,26 +365,3 @@ def test_text_buffer_cuts_final_sigma_per_text():
     buf, offsets = text_buffer(["ΟΔΟΣ", "Α", "ΣΑ"])
     parts = [buf[offsets[i]:offsets[i + 1]].tobytes().decode() for i in range(3)]
     assert parts == ["οδος", "α", "σα"]
-
-
-def test_candidates_whose_fields_are_out_of_order_pack_the_same():
-    """pack() reads a candidate's fields by position when every ``__dict__`` holds them in the class's
-    order (as the constructors set them); one whose dict was reordered, or holds another attribute,
-    is read by name: the same PackedCandidates either way."""
-    rows = [Candidate(id=f"c{k}", source=f"s{k % 3}", relevance=k / 10, tokens=5 + k, text=f"text {k}",
-                      rank=k, timestamp=NOW - k, valid_from=NOW - 9, valid_to=None if k % 2 else NOW + 9,
-                      doc_id=f"d{k % 2}", version=f"v{k}", scope="public", aspects=("a",) * (k % 2),
-                      fields={"x": k % 2}, embedding=np.array([1.0, float(k)]), extra={"title": f"t{k}"})
-            for k in range(6)]
-    reqs = {"token_budget": 30, "now": NOW, "allowed_scopes": ["public"], "conflict_fields": ["x"]}
-    _compare(rows, reqs)
-    odd = [Candidate(**{f.name: getattr(c, f.name) for f in dc_fields(Candidate)}) for c in rows]
-    for name in ("relevance", "valid_from", "id"):  # moved to the end of the second one's dict
-        value = vars(odd[1])[name]
-        object.__delattr__(odd[1], name)
-        object.__setattr__(odd[1], name, value)
-    assert list(vars(odd[1]))[-3:] == ["relevance", "valid_from", "id"]  # precondition: out of order
-    object.__setattr__(odd[4], "note", "an attribute of its own")
-    _compare(odd, reqs)
-    assert [_typed(getattr(pack(odd, reqs), name)) for name in ("relevance", "valid_from", "doc", "source")] == [
-        _typed(getattr(pack(rows, reqs), name)) for name in ("relevance", "valid_from", "doc", "source")]
