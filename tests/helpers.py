@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import tracemalloc
 
+import numpy as np
+
 MiB = 1 << 20
 
 def peak_memory(work) -> tuple[object, int]:
@@ -22,3 +24,10 @@ def signature_rows(offsets, bins: int):
     from ctxselect.features.similarity import signature_rows as rows
 
     return rows(offsets, bins)
+
+
+def bit_rows(words, count: int | None = None):
+    """The first ``count`` rows (default all) of an int8 bit tile (uint64 words, ``kernels/products.py``'s
+    ``_int8_masks``) as booleans: column 64·w + b is bit b of word w."""
+    words = np.ascontiguousarray(words[:count])
+    return np.unpackbits(words.view(np.uint8), bitorder="little").reshape(len(words), -1).astype(bool)

@@ -243,3 +243,15 @@ def reshaped(draw, items):
     merged = items + dup + items[: draw(st.integers(0, len(items)))]
     return draw(st.permutations(merged))
 
+
+
+def unit_rows(rng, n: int, d: int, zero=(), spread: bool = False) -> np.ndarray:
+    """n float32 unit rows of d standard normal numbers (the rows ``zero`` all zero); ``spread``: the
+    first quarter's components times a uniform number to the 8th (rows of one or two large components
+    and many small, as the int8 route's steps meet them)."""
+    x = rng.standard_normal((n, d))
+    if spread:
+        x[: n // 4] *= rng.random((n // 4, d)) ** 8
+    x[list(zero)] = 0.0
+    norms = np.linalg.norm(x, axis=1, keepdims=True)
+    return (x / np.where(norms > 0, norms, 1.0)).astype(np.float32)

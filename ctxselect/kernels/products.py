@@ -68,6 +68,12 @@ def screen_cut(cut: float, d: int) -> int:
     return 2**62 if math.isnan(value) else int(math.floor(min(max(value, -2.0**62), 2.0**62)))
 
 
+def _broadcast(builder, value, kind):
+    """``value`` (a scalar IR value) in every lane of the vector type ``kind`` (16 lanes)."""
+    one = builder.insert_element(ir.Constant(kind, ir.Undefined), value, ir.Constant(_I32, 0))
+    return builder.shuffle_vector(one, ir.Constant(kind, ir.Undefined), ir.Constant(_V16, None))
+
+
 def _vnni_sums(context, builder, signature, args, name: str, operand):
     """The shared loop of :func:`_block` and :func:`_block8`: ROWS x _VECTORS accumulators of 16 int32
     lanes, one ``name`` instruction per (row, 16 columns, dword of ``left``'s row); ``args`` start
@@ -100,9 +106,7 @@ def _vnni_sums(context, builder, signature, args, name: str, operand):
     sums = []
     for r in range(ROWS):
         dword = builder.load(builder.gep(a_ptr, [builder.add(builder.mul(ir.Constant(_I64, r), dwords), k)]))
-        spread = builder.insert_element(ir.Constant(_V16, ir.Undefined), dword, ir.Constant(_I32, 0))
-        spread = builder.bitcast(builder.shuffle_vector(spread, ir.Constant(_V16, ir.Undefined),
-                                                        ir.Constant(_V16, None)), operand)
+        spread = builder.bitcast(_broadcast(builder, dword, _V16), operand)
         pairs = [(spread, columns[v]) if name == _VPDPWSSD else (columns[v], spread) for v in range(_VECTORS)]
         sums.append([builder.call(fn, [acc[r][v], *pairs[v]]) for v in range(_VECTORS)])
     k_next = builder.add(k, ir.Constant(_I64, 1))
@@ -265,19 +269,15 @@ def _block8(typingctx, left, row0, packed, block, corr, row_scales, col_scales, 
         def vector(data, at):
             return builder.load(builder.bitcast(builder.gep(data, [at]), _F16.as_pointer()), align=4)
 
-        def spread(value, kind):
-            one = builder.insert_element(ir.Constant(kind, ir.Undefined), value, ir.Constant(_I32, 0))
-            return builder.shuffle_vector(one, ir.Constant(kind, ir.Undefined), ir.Constant(_V16, None))
-
         inv_c = [vector(cols_a.data, builder.add(first, ir.Constant(_I64, _LANES * v))) for v in range(_VECTORS)]
         slack_c = [vector(cols_a.data, builder.add(builder.add(first, col_stride), ir.Constant(_I64, _LANES * v)))
                    for v in range(_VECTORS)]
-        screen_v = spread(args[7], _F16)
+        screen_v = _broadcast(builder, args[7], _F16)
         for r in range(ROWS):
             row = builder.add(row0, ir.Constant(_I64, r))
-            corr_r = spread(builder.load(builder.gep(corr_a.data, [row])), _V16)
-            inv_r = spread(builder.load(builder.gep(rows_a.data, [row])), _F16)
-            slack_r = spread(builder.load(builder.gep(rows_a.data, [builder.add(row, row_stride)])), _F16)
+            corr_r = _broadcast(builder, builder.load(builder.gep(corr_a.data, [row])), _V16)
+            inv_r = _broadcast(builder, builder.load(builder.gep(rows_a.data, [row])), _F16)
+            slack_r = _broadcast(builder, builder.load(builder.gep(rows_a.data, [builder.add(row, row_stride)])), _F16)
             word = ir.Constant(_I64, 0)
             for v in range(_VECTORS):
                 value = builder.fmul(builder.fmul(builder.sitofp(builder.sub(sums[r][v], corr_r), _F16), inv_r),

@@ -9,6 +9,7 @@ import pytest
 from ctxselect.features import similarity
 from ctxselect.features.similarity import cosine_pairs, cosine_pairs_until
 from ctxselect.features.tiles import Tiles
+from tests.helpers import bit_rows
 from tests.naive.signals import naive_cosine_pairs
 
 needs_vnni = pytest.mark.skipif(similarity.COSINE_PRODUCTS == "float32",
@@ -67,13 +68,6 @@ def test_all_products_find_the_same_pairs(monkeypatch, most):
     assert all(np.array_equal(x, y) for x, y in zip(runs[1][:3], runs[2][:3]))  # both checked: the same sums
 
 
-def unpacked(bits, lo, hi):
-    """An int8 bit tile (Tiles.product) as booleans of the columns lo .. hi."""
-    first = lo - lo % 64
-    flat = np.unpackbits(np.ascontiguousarray(bits).view(np.uint8), bitorder="little").reshape(len(bits), -1)
-    return flat[:, lo - first: hi - first].astype(bool)
-
-
 @pytest.mark.parametrize("kind", ROUTES)
 def test_a_tile_against_any_column_range(kind):
     """Ranges that start and end inside a 64-column block, and a tile of one row: int16's products
@@ -88,7 +82,7 @@ def test_a_tile_against_any_column_range(kind):
         assert tile.flags.c_contiguous  # (the pair kernels compile for one layout)
         want = unit[rows].astype(np.float64) @ unit[lo:hi].T.astype(np.float64)
         if kind == "int8":
-            bits = unpacked(tile, lo, hi)
+            bits = bit_rows(tile)[:, lo % 64: lo % 64 + hi - lo]  # (word 0 starts at lo's block)
             assert bits.shape == want.shape and bits[want >= 0.0].all() and not bits[want < -0.05].any()
             assert bits.any() and not bits.all()  # precondition: cosines on both sides
         else:

@@ -31,15 +31,9 @@ from tests.naive.products import (
     naive_largest_norm,
     naive_word_pairs,
 )
+from tests.strategies import unit_rows
 
 needs_vnni = pytest.mark.skipif(COSINE_PRODUCTS == "float32", reason="int16 products need the JIT and AVX-512 VNNI")
-
-
-def unit_rows(rng, n, d, zero=()):
-    x = rng.standard_normal((n, d))
-    x[list(zero)] = 0.0
-    norms = np.linalg.norm(x, axis=1, keepdims=True)
-    return (x / np.where(norms > 0, norms, 1.0)).astype(np.float32)
 
 
 def packed_columns(unit):

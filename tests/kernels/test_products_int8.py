@@ -28,6 +28,7 @@ from ctxselect.kernels.products import (
     int8_screen,
     int8_slack,
 )
+from tests.helpers import bit_rows
 from tests.naive.products import (
     naive_int8_bound,
     naive_int8_columns,
@@ -35,16 +36,9 @@ from tests.naive.products import (
     naive_residual,
     naive_row_step,
 )
+from tests.strategies import unit_rows
 
 needs_vnni = pytest.mark.skipif(COSINE_PRODUCTS == "float32", reason="int8 products need the JIT and AVX-512 VNNI")
-
-
-def unit_rows(rng, n, d, zero=()):
-    x = rng.standard_normal((n, d))
-    x[: n // 4] *= rng.random((n // 4, d)) ** 8  # rows of one or two large components and many small
-    x[list(zero)] = 0.0
-    norms = np.linalg.norm(x, axis=1, keepdims=True)
-    return (x / np.where(norms > 0, norms, 1.0)).astype(np.float32)
 
 
 def packed(unit, kernel=_pack_columns8):
@@ -87,7 +81,7 @@ def test_steps_and_bytes_by_hand():
 
 @pytest.mark.parametrize("n, d", [(1, 1), (3, 2), (65, 5), (130, 64), (200, 384), (70, 7)])
 def test_packing_matches_the_twin(n, d):
-    unit = unit_rows(np.random.default_rng(n + d), n, d, zero=[0])
+    unit = unit_rows(np.random.default_rng(n + d), n, d, zero=[0], spread=True)
     for kernel in (_pack_columns8, _pack_columns8_serial):
         cols, scales, residual, norm, rounded = packed(unit, kernel)
         twins = [naive_residual(row.tolist()) for row in unit]
@@ -115,12 +109,6 @@ def test_slack_and_screen():
         assert float(screen) >= cut - INT8_ROUNDING - 1e-7
 
 
-def bits_of(words, count):
-    """An int8 bit tile's first ``count`` rows as booleans, column 64·w + b at bit b of word w."""
-    return np.unpackbits(np.ascontiguousarray(words[:count]).view(np.uint8), bitorder="little").reshape(
-        count, -1).astype(bool)
-
-
 def screened(left, corr, row_scales, cols, scales, first, screen, words, kernel=_int8_masks_serial):
     """The bit tile of ``words`` words a row (junk first: the kernel writes every word)."""
     out = np.full((len(left), words), 0x5A5A5A5A5A5A5A5A, np.uint64)
@@ -134,7 +122,7 @@ def test_tiles_match_the_twin_serial_and_parallel(n, d, first):
     """At screens through the bounds' range, a bit is set where the twin's bound (float64) reaches the
     screen and clear where it lies below, but for float32 rounding right at the screen."""
     rng = np.random.default_rng(n * d)
-    unit = unit_rows(rng, n, d, zero=[1])
+    unit = unit_rows(rng, n, d, zero=[1], spread=True)
     cols, scales, *_ = packed(unit)
     rows = sorted(rng.choice(n, size=min(n, 9), replace=False).tolist())
     left, corr, row_scales = packed_rows(unit, rows, scales)
@@ -148,7 +136,7 @@ def test_tiles_match_the_twin_serial_and_parallel(n, d, first):
             # every block from ``first`` on, and a range that ends a block earlier (its last word all columns)
             for words in {cols.shape[0] - first, max(1, cols.shape[0] - first - 1)}:
                 width = min(hi - lo, words * BLOCK_COLUMNS)
-                bits = bits_of(screened(left, corr, row_scales, cols, scales, first, screen, words, kernel),
+                bits = bit_rows(screened(left, corr, row_scales, cols, scales, first, screen, words, kernel),
                                len(rows))[:, :width]
                 known = sure[:, :width]
                 assert np.array_equal(bits[known], (want[:, :width] >= np.float32(screen))[known])
@@ -183,7 +171,7 @@ def test_every_pair_at_the_cut_passes_the_screen(d, seed, spread, near, cut):
     if cut == "a cosine":
         cut = float(cosines[rng.integers(40), rng.integers(40)])
     screen = int8_screen(cut)
-    bits = bits_of(screened(left, corr, row_scales, cols, scales, 0, screen, 1), 40)[:, :40]
+    bits = bit_rows(screened(left, corr, row_scales, cols, scales, 0, screen, 1), 40)[:, :40]
     assert bits[cosines >= cut].all()
     bound = np.array(naive_int8_bound(unit.tolist(), list(range(40)), 0, 40, scales[1]))
     assert not bits[bound < float(screen) - INT8_ROUNDING].any()
