@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from ctxselect.errors import InputError
 from ctxselect.model import validation as checks
 from ctxselect.model.candidate import Candidate, coerce_with_embeddings
+from ctxselect import packing
 from ctxselect.packing import pack, text_buffer
 from tests.naive.pack import (naive_candidate, naive_integer, naive_label, naive_mapping, naive_pack, naive_string_list,
                               naive_text, naive_text_buffer)
@@ -350,14 +351,28 @@ SIGMA_TEXTS = st.lists(st.text(alphabet=st.sampled_from(["Σ", "σ", "ς", "A", 
                                max_size=5), max_size=6)
 
 
+@pytest.mark.parametrize("group", [1, 2, packing._GROUP_TEXTS])  # ASCII texts are written by groups of texts
 @settings(max_examples=300, deadline=None)
 @given(st.one_of(SIGMA_TEXTS, st.lists(st.text(max_size=8), max_size=6),
                  st.lists(st.text(st.characters(max_codepoint=127), max_size=12), max_size=6)), st.booleans())
-def test_text_buffer_equals_per_text_encoding(texts, lower):
-    buf, offsets = text_buffer(texts, lower=lower)
+def test_text_buffer_equals_per_text_encoding(group, texts, lower):
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(packing, "_GROUP_TEXTS", group)
+        buf, offsets = text_buffer(texts, lower=lower)
     want_buf, want_offsets = naive_text_buffer(texts, lower=lower)
-    assert buf.dtype == np.uint8 and offsets.dtype == np.int64
+    assert buf.dtype == np.uint8 and offsets.dtype == np.int64 and not buf.flags.writeable
     assert buf.tobytes() == want_buf.tobytes() and offsets.tolist() == want_offsets.tolist()
+
+
+def test_text_buffer_of_many_ascii_texts_crosses_groups():
+    """More texts than a group, some empty, of uneven lengths: the same bytes as text by text."""
+    rng = random.Random(5)
+    texts = ["".join(rng.choice("AbZ z.9-") for _ in range(rng.randrange(0, 40)))
+             for _ in range(3 * packing._GROUP_TEXTS + 7)]
+    buf, offsets = text_buffer(texts)
+    want_buf, want_offsets = naive_text_buffer(texts)
+    assert buf.tobytes() == want_buf.tobytes() and offsets.tolist() == want_offsets.tolist()
+    assert text_buffer(["", ""])[0].tolist() == [0] and not text_buffer(["", ""])[0].flags.writeable
 
 
 def test_text_buffer_cuts_final_sigma_per_text():
