@@ -5,7 +5,7 @@ optimum; never above the fractional knapsack without caps."""
 import numpy as np
 import pytest
 
-from ctxselect.kernels.bound import _capped_bound, _dual
+from ctxselect.kernels.bound import _capped_bound, _dual, _kth_largest
 from tests.naive.bound import naive_capped_bound, naive_capped_optimum, naive_dual
 
 
@@ -81,6 +81,31 @@ def test_every_multiplier_gives_a_valid_bound():
     starts = np.array([0, 5, 10], dtype=np.int64)
     optimum = naive_capped_optimum(w.tolist(), t.tolist(), groups, caps, 12)
     for lam in np.linspace(0, 2, 21):
-        value, _ = _dual(w, t, order, starts, np.array(caps, dtype=np.int64), 12.0, lam, np.empty(10, dtype=np.int64))
+        value, _ = _dual(w[order], t[order], starts, np.array(caps, dtype=np.int64), 12.0, lam,
+                         np.empty(10, dtype=np.int64), np.empty(10), np.empty(10))
         assert value == pytest.approx(naive_dual(w.tolist(), t.tolist(), groups, caps, 12, lam))
         assert value >= optimum - 1e-9
+
+
+@pytest.mark.parametrize("case", ["fixed", "random", "ties", "edge"])
+def test_the_kth_largest_against_its_twin(case):
+    """``_kth_largest`` (the cut of a capped group) is the k-th largest of ``values[:m]`` as a sorted
+    list gives it (the twin) and as ``np.partition``, which it replaced, gives it; values past ``m``
+    are not read."""
+    rng = np.random.default_rng(3)
+    if case == "fixed":
+        shapes = [([3.0, 1.0, 2.0], 3, 1), ([3.0, 1.0, 2.0], 3, 3), ([0.5, 9.0, 9.0, 4.0], 4, 2)]
+    elif case == "edge":
+        shapes = [([7.0], 1, 1), ([1.0, 2.0, 99.0], 2, 1), ([2.0, 2.0, 2.0], 3, 2), ([1e-300, -0.0, 0.0], 3, 2)]
+    else:
+        shapes = []
+        for _ in range(300):
+            m = int(rng.integers(1, 200))
+            values = rng.integers(0, 5, m + 3).astype(float) if case == "ties" else rng.normal(size=m + 3)
+            if rng.random() < 0.2:  # ascending: every value replaces the heap's root
+                values[:m].sort()
+            shapes.append((values.tolist(), m, int(rng.integers(1, m + 1))))
+    for values, m, k in shapes:
+        arr = np.asarray(values, dtype=np.float64)
+        got = _kth_largest(arr, m, k, np.full(len(values), np.nan))
+        assert got == sorted(values[:m])[m - k] == np.partition(arr[:m], m - k)[m - k]
