@@ -32,13 +32,8 @@ BISECTIONS = 25
 
 @serial
 def _reduced(w, t, lam, mu, nu, ig_ptr, ig_grp, ia_ptr, ia_asp):
-    return _reduce_into(w, t, lam, mu, nu, ig_ptr, ig_grp, ia_ptr, ia_asp, np.empty(w.shape[0], dtype=np.float64))
-
-
-@serial
-def _reduce_into(w, t, lam, mu, nu, ig_ptr, ig_grp, ia_ptr, ia_asp, r):
-    """The reduced values r_i (module docstring), written to ``r`` (length m), which is returned."""
     m = w.shape[0]
+    r = np.empty(m, dtype=np.float64)
     for i in range(m):
         v = w[i] - lam * t[i]
         for k in range(ig_ptr[i], ig_ptr[i + 1]):
@@ -49,63 +44,13 @@ def _reduce_into(w, t, lam, mu, nu, ig_ptr, ig_grp, ia_ptr, ia_asp, r):
     return r
 
 
-#: Runs of this many items are put in order by insertion before :func:`_by_value_desc` merges them.
-_RUN = 16
-
-
 @serial
-def _by_value_desc(items, k, r, spare):
-    """``items[:k]`` in decreasing ``r[item]``, equal values in their order before (a stable sort, so
-    the order ``np.argsort(-r[items[:k]], kind="mergesort")`` gives); ``spare`` (length >= k) is
-    written over. Insertion-sorted runs merged bottom up: no allocation (it runs ~125 times a root)."""
-    for lo in range(0, k, _RUN):
-        hi = min(lo + _RUN, k)
-        for a in range(lo + 1, hi):
-            x = items[a]
-            v = r[x]
-            b = a - 1
-            while b >= lo and r[items[b]] < v:  # strictly: an equal value stays before
-                items[b + 1] = items[b]
-                b -= 1
-            items[b + 1] = x
-    width = _RUN
-    in_spare = False
-    while width < k:
-        src, dst = (spare, items) if in_spare else (items, spare)
-        for lo in range(0, k, 2 * width):
-            mid = min(lo + width, k)
-            hi = min(lo + 2 * width, k)
-            i, j, o = lo, mid, lo
-            while i < mid and j < hi:
-                if r[src[j]] > r[src[i]]:  # the right run's item first only when strictly greater
-                    dst[o] = src[j]
-                    j += 1
-                else:
-                    dst[o] = src[i]
-                    i += 1
-                o += 1
-            while i < mid:
-                dst[o] = src[i]
-                i += 1
-                o += 1
-            while j < hi:
-                dst[o] = src[j]
-                j += 1
-                o += 1
-        in_spare = not in_spare
-        width *= 2
-    if in_spare:
-        for a in range(k):
-            items[a] = spare[a]
-
-
-@serial
-def _take(r, src, caps, khi, picked, per_source, items, spare):
+def _take(r, src, caps, khi, picked):
     """The relaxation's items: the largest positive r, at most caps[s] per source and ``khi`` in
     all (marked in ``picked``); returns their sum. Sorts only when a cap binds, and only the
-    positive r. ``per_source`` (one per source), ``items`` and ``spare`` (length m) are scratch."""
+    positive r."""
     m = r.shape[0]
-    per_source[:] = 0
+    per_source = np.zeros(caps.shape[0], dtype=np.int64)
     positive = 0
     for i in range(m):
         picked[i] = False
@@ -123,16 +68,17 @@ def _take(r, src, caps, khi, picked, per_source, items, spare):
                 picked[i] = True
                 total += r[i]
         return total
-    k = 0  # only the positive items are ever taken: only they are sorted
+    positive_items = np.empty(positive, dtype=np.int64)  # only these are ever taken: only they are sorted
+    k = 0
     for i in range(m):
         if r[i] > 0.0:
-            items[k] = i
+            positive_items[k] = i
             k += 1
-    _by_value_desc(items, positive, r, spare)
+    order = positive_items[np.argsort(-r[positive_items], kind="mergesort")]  # stable: ties in item order
     per_source[:] = 0
     left = khi
     for k in range(positive):
-        i = items[k]
+        i = order[k]
         if left <= 0:
             break
         if per_source[src[i]] < caps[src[i]]:
@@ -155,10 +101,6 @@ def _root_multipliers(w, t, hi, khi, src, caps, ig_ptr, ig_grp, mu_cap, ia_ptr, 
     mu = np.zeros(n_groups, dtype=np.float64)
     nu = np.zeros(n_asp, dtype=np.float64)
     picked = np.zeros(m, dtype=np.bool_)
-    r = np.empty(m, dtype=np.float64)  # the scratch of every step (_reduce_into, _take)
-    per_source = np.empty(caps.shape[0], dtype=np.int64)
-    items = np.empty(m, dtype=np.int64)
-    spare = np.empty(m, dtype=np.int64)
     scale = max(float(t.sum()) / m, 1.0) if m > 0 else 1.0  # tokens per mean chunk: λ moves like the rest
     high = 0.0
     for i in range(m):
@@ -167,8 +109,7 @@ def _root_multipliers(w, t, hi, khi, src, caps, ig_ptr, ig_grp, mu_cap, ia_ptr, 
     low = 0.0
     for _ in range(BISECTIONS):  # λ: the subgradient hi − Σ t over the items taken changes sign
         lam = 0.5 * (low + high)
-        _take(_reduce_into(w, t, lam, mu, nu, ig_ptr, ig_grp, ia_ptr, ia_asp, r), src, caps, khi, picked, per_source,
-              items, spare)
+        _take(_reduced(w, t, lam, mu, nu, ig_ptr, ig_grp, ia_ptr, ia_asp), src, caps, khi, picked)
         used = 0.0
         for i in range(m):
             if picked[i]:
@@ -185,8 +126,7 @@ def _root_multipliers(w, t, hi, khi, src, caps, ig_ptr, ig_grp, mu_cap, ia_ptr, 
     g_mu = np.empty(n_groups, dtype=np.float64)
     g_nu = np.empty(n_asp, dtype=np.float64)
     for _ in range(steps):
-        value = lam * hi + _take(_reduce_into(w, t, lam, mu, nu, ig_ptr, ig_grp, ia_ptr, ia_asp, r), src, caps, khi,
-                                 picked, per_source, items, spare)
+        value = lam * hi + _take(_reduced(w, t, lam, mu, nu, ig_ptr, ig_grp, ia_ptr, ia_asp), src, caps, khi, picked)
         for g in range(n_groups):
             value += mu[g]
         for a in range(n_asp):

@@ -220,38 +220,3 @@ def test_a_deadline_stops_a_long_search_in_time():
     kernel(md, np.zeros(400, dtype=bool), node_limit=10)  # the kernels loaded: the 20 ms are the search's
     mask, objective, status, found, nodes = kernel(md, np.zeros(400, dtype=bool), node_limit=500_000, seconds=0.02)
     assert status == LIMIT and CLOCK_EVERY < nodes < 100_000
-
-
-def _sorted_twin(items, k, r):
-    """The plain-Python twin of ``bnb_bound._by_value_desc``: Python's sort is stable."""
-    return sorted(items[:k], key=lambda i: -r[i]) + list(items[k:])
-
-
-@pytest.mark.parametrize("case", ["fixed", "random", "ties", "edge"])
-def test_the_root_sort_against_its_twin(case):
-    """``_by_value_desc`` puts ``items[:k]`` in decreasing value, equal values in their order before,
-    as the twin (and ``np.argsort(-values, kind="mergesort")``, which it replaced) does; items past
-    ``k`` stay; sizes around the insertion runs (16) and the merges' widths."""
-    from ctxselect.kernels.bnb_bound import _RUN, _by_value_desc
-
-    rng = np.random.default_rng(11)
-    if case == "fixed":
-        shapes = [([0.5, 2.0, 2.0, -1.0, 3.0], [4, 3, 2, 1, 0], 5), ([1.0, 1.0, 1.0], [2, 0, 1], 2)]
-    elif case == "edge":
-        shapes = [([], [], 0), ([7.0], [0], 1), ([1.0, 2.0], [0, 1], 0),
-                  *[(list(rng.random(size)), list(range(size)), size) for size in (_RUN - 1, _RUN, _RUN + 1, 2 * _RUN,
-                                                                                  4 * _RUN + 3)]]
-    else:
-        shapes = []
-        for _ in range(200):
-            size = int(rng.integers(1, 300))
-            values = rng.integers(0, 4, size).astype(float) if case == "ties" else rng.normal(size=size)
-            items = rng.permutation(size).tolist()
-            shapes.append((list(values), items, int(rng.integers(0, size + 1))))
-    for values, items, k in shapes:
-        r = np.asarray(values, dtype=np.float64)
-        got = np.asarray(items, dtype=np.int64)
-        _by_value_desc(got, k, r, np.full(max(len(items), 1), -1, dtype=np.int64))
-        assert got.tolist() == _sorted_twin(items, k, r)
-        head = np.asarray(items[:k], dtype=np.int64)
-        assert got[:k].tolist() == head[np.argsort(-r[head], kind="mergesort")].tolist()
