@@ -195,8 +195,10 @@ class PackedCandidates:
 #: (~250 KB at 500 bytes a text), each group written into the one output array: no step makes a second and
 #: third copy of all the texts. Whole (join, encode, lower: three fresh 10 MB blocks at 20,000 texts) it took
 #: 22-23 ms at 20,000 texts in select(), 7,100 page faults of it; by groups 10-11 ms and almost none
-#: (2026-12-06). Fewer bytes are done whole (by groups: 49 -> 56 us at 200 texts).
+#: (2026-12-06).
 _GROUP_TEXTS = 512
+#: Up to this many characters in all, ASCII texts are done whole (by groups: 49 -> 56 us at 200 texts);
+#: chosen between the sizes measured (~100 KB and ~10 MB of text), not measured itself.
 _WHOLE_BYTES = 1 << 20
 
 
@@ -207,9 +209,10 @@ def text_buffer(texts: Iterable[str], *, lower: bool = True) -> tuple[np.ndarray
     text) keep their three-byte form; no bytes at all give one zero byte, so a kernel always gets
     a non-empty array (the offsets still say: no bytes).
 
-    When every text is ASCII, the texts (groups of them, when they are many) are joined, encoded and
-    lowered in one call each (ASCII lowers byte by byte); else each text on its own (Greek capital
-    sigma lowers by its neighbours: a final sigma stays final in its own text)."""
+    When every text is ASCII, the texts (groups of them, when they are more than ``_WHOLE_BYTES``
+    characters in all) are joined, encoded and lowered in one call each (ASCII lowers byte by byte);
+    else each text on its own (Greek capital sigma lowers by its neighbours: a final sigma stays final
+    in its own text)."""
     texts = texts if isinstance(texts, (list, tuple)) else list(texts)
     offsets = np.zeros(len(texts) + 1, dtype=np.int64)  # of characters: of bytes too when all are ASCII
     np.cumsum(np.array(list(map(len, texts)), dtype=np.int64), out=offsets[1:])  # fromiter: 2.5x as long
@@ -218,7 +221,7 @@ def text_buffer(texts: Iterable[str], *, lower: bool = True) -> tuple[np.ndarray
     if offsets[-1] <= _WHOLE_BYTES:
         joined = "".join(texts)
         if joined.isascii():
-            data = joined.encode("ascii")
+            data = joined.encode("ascii")  # bytes.lower: 18 vs 32 ms for str.lower at 24 MB
             return np.frombuffer((data.lower() if lower else data) or b"\0", dtype=np.uint8), offsets
     elif all(map(str.isascii, texts)):
         buf = np.empty(max(int(offsets[-1]), 1), dtype=np.uint8)  # zeros: calloc's fresh pages, each a fault
@@ -228,6 +231,7 @@ def text_buffer(texts: Iterable[str], *, lower: bool = True) -> tuple[np.ndarray
             hi = min(lo + _GROUP_TEXTS, len(texts))
             data = "".join(texts[lo:hi]).encode("ascii")
             out[offsets[lo]:offsets[hi]] = data.lower() if lower else data
+        out.release()
         buf.flags.writeable = False
         return buf, offsets
     parts = [(t.lower() if lower else t).encode("utf-8", "surrogatepass") for t in texts]

@@ -10,15 +10,16 @@ import random
 from dataclasses import fields as dc_fields
 from datetime import datetime, timezone
 
+import numba
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from ctxselect import packing
 from ctxselect.errors import InputError
 from ctxselect.model import validation as checks
 from ctxselect.model.candidate import Candidate, coerce_with_embeddings
-from ctxselect import packing
 from ctxselect.packing import pack, text_buffer
 from tests.naive.pack import (naive_candidate, naive_integer, naive_label, naive_mapping, naive_pack, naive_string_list,
                               naive_text, naive_text_buffer)
@@ -375,7 +376,9 @@ def test_text_buffer_of_many_ascii_texts_crosses_groups():
     buf, offsets = text_buffer(texts)
     want_buf, want_offsets = naive_text_buffer(texts)
     assert buf.tobytes() == want_buf.tobytes() and offsets.tolist() == want_offsets.tolist()
-    assert text_buffer(["", ""])[0].tolist() == [0] and not text_buffer(["", ""])[0].flags.writeable
+    whole = text_buffer(["", ""])[0]
+    assert whole.tolist() == [0] and not whole.flags.writeable and not buf.flags.writeable
+    assert numba.typeof(buf) == numba.typeof(whole) == numba.typeof(text_buffer(["ab"])[0])  # one kernel signature
 
 
 def test_text_buffer_cuts_final_sigma_per_text():
