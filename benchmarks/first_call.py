@@ -6,6 +6,11 @@ times two ``select()`` calls of 50 candidates with text and a question (new text
 phases of a cold first call (Numba's import, OR-Tools' compiled layer, ctxselect's modules, the
 kernels) are timed in processes of their own.
 
+Python's bytecode of ctxselect counts too: ``pip install .`` writes it, but an editable install in an
+environment with ``PYTHONDONTWRITEBYTECODE=1`` never does, and each process then compiles the modules
+a first call imports (2026-12-06, 5 processes each: 677 against 579 ms median, ctxselect's modules 154
+against 68 ms). The report says which it measured.
+
     python benchmarks/first_call.py                 # 4 processes per mode
     python benchmarks/first_call.py --runs 8 --json first_call.json
 """
@@ -13,6 +18,7 @@ kernels) are timed in processes of their own.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import statistics
@@ -69,7 +75,10 @@ def main(argv=None) -> None:
     for _ in range(args.runs):  # alternating, so both modes see the same load
         for mode in rows:
             rows[mode].append(run(mode))
-    print(f"PYTHONDONTWRITEBYTECODE={os.environ.get('PYTHONDONTWRITEBYTECODE', '')!r}; {args.runs} processes each")
+    api = importlib.util.find_spec("ctxselect.selection.api")
+    cached = bool(api and api.cached and os.path.exists(api.cached))
+    print(f"PYTHONDONTWRITEBYTECODE={os.environ.get('PYTHONDONTWRITEBYTECODE', '')!r}; ctxselect's bytecode "
+          f"{'cached' if cached else 'not cached: compiled in each process'}; {args.runs} processes each")
     print("| | `warm_up()` | first `select()` | second `select()` |\n|---|---|---|---|")
     for mode, label in (("cold", "without `warm_up()`"), ("warm", "after `warm_up()`")):
         r = rows[mode]
