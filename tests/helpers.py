@@ -26,6 +26,12 @@ def signature_rows(offsets, bins: int):
     return rows(offsets, bins)
 
 
+def bit_words(dense):
+    """Boolean rows (a multiple of 64 columns) as an int8 bit tile: uint64 words, column 64·w + b in bit b of
+    word w (the inverse of :func:`bit_rows`)."""
+    return np.packbits(dense, axis=1, bitorder="little").view(np.uint64).reshape(len(dense), -1).copy()
+
+
 def bit_rows(words, count: int | None = None):
     """The first ``count`` rows (default all) of an int8 bit tile (uint64 words, ``kernels/products.py``'s
     ``_int8_masks``) as booleans: column 64·w + b is bit b of word w."""

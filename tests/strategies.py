@@ -244,7 +244,6 @@ def reshaped(draw, items):
     return draw(st.permutations(merged))
 
 
-
 def unit_rows(rng, n: int, d: int, zero=(), spread: bool = False) -> np.ndarray:
     """n float32 unit rows of d standard normal numbers (the rows ``zero`` all zero); ``spread``: the
     first quarter's components times a uniform number to the 8th (rows of one or two large components

@@ -273,9 +273,10 @@ def _row_pairs(products: Tiles, rows: np.ndarray, key: np.ndarray, limit: np.nda
     rows = np.asarray(rows, dtype=np.int64)  # shifted by lo (Tiles.against): never unsigned
     parts = []
     ready = products.rows(rows)
-    # the int8 route's compared entries: per column, the rows whose limit its key exceeds, counted against the
-    # rows' sorted limits (sorting each column range's keys instead: 3.1 against 2.2 ms a call at 20,000 x 384)
-    below = np.sort(limit)
+    # the int8 route's compared entries (Tiles.check asks for them only there): per column, the rows whose limit
+    # its key exceeds, counted against the rows' sorted limits (sorting each column range's keys instead: 3.1
+    # against 2.2 ms a call at 20,000 x 384)
+    below = np.sort(limit) if products.kind == "int8" else None
     for lo, hi in _column_blocks(0, len(products.unit)):
         compared = (lambda lo=lo, hi=hi: np.searchsorted(below, key[lo:hi], side="left").sum())
         parts.append(products.check(*products.against(ready, rows, key, limit, lo, hi), compared))

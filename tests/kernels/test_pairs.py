@@ -17,6 +17,7 @@ from ctxselect.kernels.pairs import (
     _upper_bits,
     _upper_pairs_above,
 )
+from tests.helpers import bit_words
 from tests.naive.signals import (
     naive_row_bits,
     naive_row_pairs,
@@ -118,7 +119,7 @@ def random_bits(rng, rows, words, density):
     """A bit tile (uint64 words) with about ``density`` of its bits set; bit 63 and bit 0 of the first
     word of row 0 set when there is one (the sign bit and the lowest)."""
     dense = rng.random((rows, 64 * words)) < density
-    out = np.packbits(dense, axis=1, bitorder="little").view(np.uint64).reshape(rows, words).copy()
+    out = bit_words(dense)
     if rows and words:
         out[0, 0] |= np.uint64(1) | np.uint64(1) << np.uint64(63)
     return out
@@ -166,7 +167,7 @@ def test_bits_give_the_pairs_of_a_tile_of_values(rows, cols, lo, threshold):
     padded = np.zeros((rows, -(-(lo - first + cols) // 64) * 64), dtype=bool)
     padded[:, :lo - first] = True
     padded[:, lo - first:lo - first + cols] = tile >= np.float32(threshold)
-    bits = np.packbits(padded, axis=1, bitorder="little").view(np.uint64).reshape(rows, -1).copy()
+    bits = bit_words(padded)
     for start in (0, lo - 2, lo + 3):
         i, j, _ = _upper_pairs_above(tile, start, lo, np.float32(threshold))
         bi, bj = _upper_bits(bits, rows, start, first, lo, lo + cols)

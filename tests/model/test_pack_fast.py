@@ -360,7 +360,7 @@ def test_text_buffer_equals_per_text_encoding(group, texts, lower):
     with pytest.MonkeyPatch.context() as mp:
         if group is not None:  # (None: these few bytes are written whole)
             mp.setattr(packing, "_GROUP_TEXTS", group)
-            mp.setattr(packing, "_WHOLE_BYTES", -1)
+            mp.setattr(packing, "_WHOLE_BYTES", 0)
         buf, offsets = text_buffer(texts, lower=lower)
     want_buf, want_offsets = naive_text_buffer(texts, lower=lower)
     assert buf.dtype == np.uint8 and offsets.dtype == np.int64 and not buf.flags.writeable
