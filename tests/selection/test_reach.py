@@ -66,6 +66,24 @@ def test_the_reach_ranks_as_the_core_does():
     assert count >= int(fits.sum())  # a problem solved whole: every chunk it may hold
 
 
+@pytest.mark.parametrize("cap", [1, 3, 10**6])
+def test_the_count_takes_no_more_of_a_source_than_its_cap(cap):
+    """Under a per-source cap the LP takes at most the cap of each source, and so does the count: the chunks
+    of positive reduced value beyond a cap are not counted (with caps, most chunks have one)."""
+    cands, reqs = instance(120, 4)
+    problem = prepare(cands, {**reqs, "max_per_source": cap})
+    values = chunk_values(problem.packed, problem.signals.freshness, None, problem.weights, None)
+    fits = selectable(problem.packed, exclude_outside_window=True)
+    priority, count = reach(problem.packed, values, fits, problem.capacity(True), 10, 0)
+    source = problem.packed.source
+    positive = [int(((priority > 0) & fits & (source == s)).sum()) for s in range(len(problem.packed.source_names))]
+    assert len(positive) == 4 and min(positive) >= 1 and max(positive) > 3
+    assert count == 10 + LP_TAKEN_FACTOR * sum(min(p, cap) for p in positive)  # no required provider here
+    assert (count < 10 + LP_TAKEN_FACTOR * sum(positive)) == (cap < max(positive))
+    if cap == 1:
+        assert count == 10 + LP_TAKEN_FACTOR * 4
+
+
 def test_a_problem_solved_whole_is_never_cut(monkeypatch):
     monkeypatch.setattr(similarity, "UNCUT_WORK", 0.0)
     cands, reqs = instance(60, 4)

@@ -87,7 +87,15 @@ class _Relaxation:
 #: margin the optimum trades chunks for their pairs. Measured on 3 ``ctxselect gen`` queries of
 #: 8,000 x 64 whose budget holds ~1,900 chunks (a core of ~2,000): once over, the optimizer reached
 #: 0.991-0.998 of the objective of comparing every pair (gold recall 0.005-0.008 lower); 1.5 and 2
-#: times over reached it on 3 of 3 (3,100-3,250 and 4,100-4,250 chunks compared).
+#: times over reached it on 3 of 3 (3,100-3,250 and 4,100-4,250 chunks compared). Under per-source caps
+#: the LP takes at most a source's cap of it, and :func:`reach` counts no more (it counted every chunk of
+#: positive reduced value: with caps the LP's price falls and most chunks have one). Measured on
+#: ``ctxselect gen`` queries, each selection scored on the problem with every pair compared
+#: (2026-12-06): 8,000 x 64 (duplicate rate 0.3, budgets 1.5 and 6 times the gold tokens, caps 10 and
+#: 50; 16 queries) compared 8,000 -> 416-742 chunks, the objective equal on 9 and higher on 7 (the old
+#: count's was 0.9976-0.9997 of it); 20,000 x 384 with a cap of 20 (8 queries) 20,000 -> 492-498, equal
+#: on 8 of 8 (CPU 607-871 -> 193-525 ms); benchmarks/latency.py's 20,000 x 384 (a cap of ~30; 6
+#: queries) 1,041-1,187 -> 598-605, equal on 6 of 6. Without caps the count is the same (16 queries).
 LP_TAKEN_FACTOR = 2
 
 
@@ -227,9 +235,9 @@ def reach(packed: PackedCandidates, values: ChunkValues, fits: np.ndarray, capac
     ``capacity`` over the chunks that ``fits`` (admissible, in their window, within ``capacity``),
     with each required aspect's and required source's best providers first (twice as many as the
     core takes); the others come last. The count is those providers, ``core_size``, and
-    :data:`LP_TAKEN_FACTOR` times the other chunks the LP takes (a positive reduced value), so a
-    budget that holds many chunks gets them compared; it is every chunk when at most
-    ``exact_up_to`` fit (a problem solved whole is never cut).
+    :data:`LP_TAKEN_FACTOR` times the other chunks the LP takes (a positive reduced value, at most
+    a source's cap of each source), so a budget that holds many chunks gets them compared; it is
+    every chunk when at most ``exact_up_to`` fit (a problem solved whole is never cut).
 
     Measured on benchmarks/latency.py instances (n = 2,000, d = 384, 6 queries): comparing the 300
     of highest reduced value reached the objective of comparing all on 6 of 6, in 26-29 against
@@ -240,7 +248,9 @@ def reach(packed: PackedCandidates, values: ChunkValues, fits: np.ndarray, capac
     low, span = (reduced[fits].min(), np.ptp(reduced[fits])) if fits.any() else (0.0, 0.0)
     key = np.where(fits, reduced, low - 1.0)
     first = best_providers(packed, values.covers, values.value, fits, 2 * max(2, core_size // 50))  # twice the core's
-    count = core_size + LP_TAKEN_FACTOR * int(np.count_nonzero(fits & (reduced > 0) & ~first)) + int(first.sum())
+    per_source = np.bincount(packed.source[fits & (reduced > 0) & ~first], minlength=len(packed.source_max))
+    taken = int(np.minimum(per_source, packed.source_max).sum())  # a source's cap binds the LP: it takes no more
+    count = core_size + LP_TAKEN_FACTOR * taken + int(first.sum())
     if np.count_nonzero(fits) <= exact_up_to:  # a problem solved whole: every pair compared (the pairs
         count = packed.n  # between chunks none may select can hold drift that corroboration reads)
     count = max(1, min(count, packed.n))
