@@ -52,3 +52,17 @@ def test_pack_embeddings_and_masks():
         p.index_of(["zz"])
 
 
+
+
+@pytest.mark.parametrize("values", [[], [None], [None] * 5, [None, 3.5, None], [2.0, None], [1.0, -0.0, 7e9],
+                                    [None, None, 0.0]])
+@pytest.mark.parametrize("missing", [np.nan, -np.inf, np.inf])
+def test_times_are_the_plain_conversion(values, missing):
+    """Times as float64 with ``missing`` for None: the shortcut for no time given is the plain conversion."""
+    from ctxselect.packing import _times
+
+    plain = np.array(values, dtype=np.float64)
+    plain[np.isnan(plain)] = missing
+    got = _times(values, missing)
+    assert got.dtype == np.float64 and got.shape == (len(values),)
+    assert np.array_equal(got, plain, equal_nan=True) and np.array_equal(np.signbit(got), np.signbit(plain))
