@@ -55,13 +55,19 @@ def test_the_reach_ranks_as_the_core_does():
     assert order[0] == 7
     assert set(order[-int((~fits).sum()):].tolist()) == set(np.flatnonzero(~fits).tolist())  # the unfit last
     assert fits[5] == False and not problem.packed.admissible[0]  # noqa: E712 (c0 is internal)
-    # the others by value less one price λ >= 0 of a token; the count: core_size, the providers, and twice the
-    # others of positive reduced value
+    # the others by value less one price λ >= 0 of a token, those of positive reduced value (no caps here: the LP
+    # takes each) lifted by one constant; the count: core_size, the providers, and twice the ones the LP takes
     rest = np.array([k for k in order if fits[k] and k != 7])
-    price = (values.value[rest] - priority[rest]) / problem.packed.tokens[rest]
-    assert price.min() >= 0 and np.ptp(price) < 1e-9
-    taken = int((priority[rest] > 0).sum())  # and c7, the one provider, once
-    assert taken > 0 and count == 10 + LP_TAKEN_FACTOR * taken + 1
+    tokens = problem.packed.tokens
+    non = rest[priority[rest] <= 0]
+    price = (values.value[non] - priority[non]) / tokens[non]
+    assert len(non) and price.min() >= 0 and np.ptp(price) < 1e-9
+    reduced = values.value[rest] - price[0] * tokens[rest]
+    assert (np.diff(reduced) <= 1e-12).all()  # ranked by reduced value
+    taken = rest[priority[rest] > 0]
+    assert (reduced[: len(taken)] > 0).all() and (reduced[len(taken):] <= 1e-12).all()
+    assert np.ptp(priority[taken] - reduced[: len(taken)]) < 1e-9
+    assert len(taken) > 0 and count == 10 + LP_TAKEN_FACTOR * len(taken) + 1  # and c7, the one provider, once
     priority, count = reach(problem.packed, values, fits, problem.capacity(True), 10, 500)
     assert count >= int(fits.sum())  # a problem solved whole: every chunk it may hold
 
@@ -82,6 +88,52 @@ def test_the_count_takes_no_more_of_a_source_than_its_cap(cap):
     assert (count < 10 + LP_TAKEN_FACTOR * sum(positive)) == (cap < max(positive))
     if cap == 1:
         assert count == 10 + LP_TAKEN_FACTOR * 4
+
+
+def _sources_instance(rich: int, poor: int, caps):
+    """Ten sources of strong chunks and ten of weak ones (reviewer's reproducer, scaled down): with a cap per
+    source, the LP takes each source's best up to its cap."""
+    rng = np.random.default_rng(0)
+    cands = [{"id": f"r{s}_{k}", "source": f"rich{s}", "tokens": 50, "relevance": float(rng.uniform(0.7, 1.0)),
+              "text": f"rich {s} {k}", "embedding": rng.standard_normal(16).tolist()}
+             for s in range(10) for k in range(rich)]
+    cands += [{"id": f"p{s}_{k}", "source": f"poor{s}", "tokens": 50, "relevance": float(rng.uniform(0.3, 0.6)),
+               "text": f"poor {s} {k}", "embedding": rng.standard_normal(16).tolist()}
+              for s in range(10) for k in range(poor)]
+    return cands, {"token_budget": 20_000, "max_per_source": caps}
+
+
+def test_the_reach_holds_what_the_lp_takes_of_every_source(monkeypatch):
+    """The LP's chunks of each source rank right after the providers, so a source of strong chunks beyond its
+    cap does not fill the reach (reviewer's reproducer: the weak sources' chunks were left uncompared, and the
+    optimizer scored below greedy), and a source capped at 0 comes last and counts nothing."""
+    cands, reqs = _sources_instance(60, 8, 5)
+    problem = prepare(cands, reqs)
+    values = chunk_values(problem.packed, problem.signals.freshness, None, problem.weights, None)
+    fits = selectable(problem.packed, exclude_outside_window=True)
+    priority, count = reach(problem.packed, values, fits, problem.capacity(True), 10, 0)
+    assert count == 10 + LP_TAKEN_FACTOR * 20 * 5  # 20 sources, each capped at 5
+    top = {problem.packed.ids[k] for k in np.argsort(-priority, kind="stable")[:100].tolist()}
+    for s in range(10):  # each source's 5 best first (every chunk has a positive reduced value here)
+        for name, n in ((f"rich{s}", 60), (f"poor{s}", 8)):
+            rows = [k for k in range(len(cands)) if cands[k]["source"] == name]
+            best = sorted(rows, key=lambda k: -values.value[k])[:5]
+            assert {cands[k]["id"] for k in best} <= top
+    monkeypatch.setattr(similarity, "UNCUT_WORK", 0.0)
+    opt = ctxselect.select(cands, reqs, core_size=10, exact_up_to=0)
+    greedy = ctxselect.select(cands, reqs, method="greedy")
+    assert opt.objective >= greedy.objective - 1e-9 and sum(i.startswith("p") for i in opt.ids) == 50
+
+    banned = {**{f"rich{s}": 0 for s in range(10)}, **{f"poor{s}": 5 for s in range(10)}}
+    cands, reqs = _sources_instance(60, 8, banned)
+    problem = prepare(cands, reqs)
+    values = chunk_values(problem.packed, problem.signals.freshness, None, problem.weights, None)
+    priority, count = reach(problem.packed, values, fits, problem.capacity(True), 10, 0)
+    assert count == 10 + LP_TAKEN_FACTOR * 50
+    order = np.argsort(-priority, kind="stable")
+    assert all(cands[k]["source"].startswith("rich") for k in order[-600:].tolist())  # last: never selectable
+    opt = ctxselect.select(cands, reqs, core_size=10, exact_up_to=0)
+    assert opt.objective >= ctxselect.select(cands, reqs, method="greedy").objective - 1e-9 and len(opt.ids) == 50
 
 
 def test_a_problem_solved_whole_is_never_cut(monkeypatch):

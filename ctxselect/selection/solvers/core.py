@@ -88,14 +88,15 @@ class _Relaxation:
 #: 8,000 x 64 whose budget holds ~1,900 chunks (a core of ~2,000): once over, the optimizer reached
 #: 0.991-0.998 of the objective of comparing every pair (gold recall 0.005-0.008 lower); 1.5 and 2
 #: times over reached it on 3 of 3 (3,100-3,250 and 4,100-4,250 chunks compared). Under per-source caps
-#: the LP takes at most a source's cap of it, and :func:`reach` counts no more (it counted every chunk of
-#: positive reduced value: with caps the LP's price falls and most chunks have one). Measured on
+#: the LP takes at most each source's cap, and :func:`reach` counts and ranks first no more (it counted
+#: every chunk of positive reduced value: with caps the LP's price falls, so most chunks often have one,
+#: and every pair was compared). Measured on
 #: ``ctxselect gen`` queries, each selection scored on the problem with every pair compared
 #: (2026-12-06): 8,000 x 64 (duplicate rate 0.3, budgets 1.5 and 6 times the gold tokens, caps 10 and
 #: 50; 16 queries) compared 8,000 -> 416-742 chunks, the objective equal on 9 and higher on 7 (the old
 #: count's was 0.9976-0.9997 of it); 20,000 x 384 with a cap of 20 (8 queries) 20,000 -> 492-498, equal
-#: on 8 of 8 (CPU 607-871 -> 193-525 ms); benchmarks/latency.py's 20,000 x 384 (a cap of ~30; 6
-#: queries) 1,041-1,187 -> 598-605, equal on 6 of 6. Without caps the count is the same (16 queries).
+#: on 8 of 8 (CPU 626-836 -> 211-241 ms); benchmarks/latency.py's 20,000 x 384 (a cap of ~30; 6
+#: queries) 1,041-1,187 -> 598-605, equal on 6 of 6. Without caps the count and the order are as before.
 LP_TAKEN_FACTOR = 2
 
 
@@ -232,26 +233,43 @@ def reach(packed: PackedCandidates, values: ChunkValues, fits: np.ndarray, capac
     known (:func:`ctxselect.signals`' ``reach``): a priority, and how many to compare.
 
     The priority is what :func:`choose_core` ranks by, value less the LP's price of its tokens at
-    ``capacity`` over the chunks that ``fits`` (admissible, in their window, within ``capacity``),
-    with each required aspect's and required source's best providers first (twice as many as the
-    core takes); the others come last. The count is those providers, ``core_size``, and
-    :data:`LP_TAKEN_FACTOR` times the other chunks the LP takes (a positive reduced value, at most
-    a source's cap of each source), so a budget that holds many chunks gets them compared; it is
-    every chunk when at most ``exact_up_to`` fit (a problem solved whole is never cut).
+    ``capacity`` over the chunks that ``fits`` (admissible, in their window, within ``capacity``, of
+    a source not capped at 0): each required aspect's and required source's best providers first
+    (twice as many as the core takes), then the other chunks the LP takes (:func:`lp_taken`: of
+    positive reduced value, each source's best up to its cap), then the rest by reduced value; the
+    chunks that do not fit come last. The count is those providers, ``core_size``, and
+    :data:`LP_TAKEN_FACTOR` times the chunks the LP takes, so a budget that holds many chunks gets
+    them compared; it is every chunk when at most ``exact_up_to`` fit (a problem solved whole is
+    never cut). Without caps the order is by reduced value alone (the LP takes every chunk of
+    positive reduced value).
 
     Measured on benchmarks/latency.py instances (n = 2,000, d = 384, 6 queries): comparing the 300
     of highest reduced value reached the objective of comparing all on 6 of 6, in 26-29 against
     36-41 ms; taken by relevance x freshness instead, even 800 lost up to 0.8 %."""
+    fits = fits & (packed.source_max[packed.source] > 0)  # a source capped at 0 gives nothing
     r = _relaxation_of(packed, values.value, values.covers, values.aspect_gain, fits, capacity)
     lam = r.form(False)[1] if len(r.eligible) else 0.0
     reduced = values.value - lam * packed.tokens
     low, span = (reduced[fits].min(), np.ptp(reduced[fits])) if fits.any() else (0.0, 0.0)
     key = np.where(fits, reduced, low - 1.0)
     first = best_providers(packed, values.covers, values.value, fits, 2 * max(2, core_size // 50))  # twice the core's
-    per_source = np.bincount(packed.source[fits & (reduced > 0) & ~first], minlength=len(packed.source_max))
-    taken = int(np.minimum(per_source, packed.source_max).sum())  # a source's cap binds the LP: it takes no more
-    count = core_size + LP_TAKEN_FACTOR * taken + int(first.sum())
+    taken = lp_taken(packed, reduced, fits & ~first)
+    count = core_size + LP_TAKEN_FACTOR * int(taken.sum()) + int(first.sum())
     if np.count_nonzero(fits) <= exact_up_to:  # a problem solved whole: every pair compared (the pairs
         count = packed.n  # between chunks none may select can hold drift that corroboration reads)
     count = max(1, min(count, packed.n))
-    return np.where(first, key + span + 2.0, key), count
+    lift = span + 1.0  # providers, then what the LP takes, then the others
+    return np.where(first, key + 2.0 * lift, np.where(taken, key + lift, key)), count
+
+
+def lp_taken(packed: PackedCandidates, reduced: np.ndarray, among: np.ndarray) -> np.ndarray:
+    """The chunks of ``among`` (bool) that the LP takes at the price behind ``reduced`` (each chunk's
+    value less its tokens' price): those of positive reduced value, each source's best up to its cap
+    (ties: the first in position order). Without caps, every one of positive reduced value."""
+    positive = np.flatnonzero(among & (reduced > 0))
+    order = positive[np.lexsort((-reduced[positive], packed.source[positive]))]  # by source, best first
+    source = packed.source[order]
+    starts = np.searchsorted(source, source, side="left")  # each one's rank within its source
+    taken = np.zeros(packed.n, dtype=bool)
+    taken[order[np.arange(len(order)) - starts < packed.source_max[source]]] = True
+    return taken
