@@ -52,8 +52,6 @@ def test_pack_embeddings_and_masks():
         p.index_of(["zz"])
 
 
-
-
 @pytest.mark.parametrize("values", [[], [None], [None] * 5, [None, 3.5, None], [2.0, None], [1.0, -0.0, 7e9],
                                     [None, None, 0.0]])
 @pytest.mark.parametrize("missing", [np.nan, -np.inf, np.inf])

@@ -115,7 +115,7 @@ def test_the_reach_holds_what_the_lp_takes_of_every_source(monkeypatch):
     assert count == 10 + LP_TAKEN_FACTOR * 20 * 5  # 20 sources, each capped at 5
     top = {problem.packed.ids[k] for k in np.argsort(-priority, kind="stable")[:100].tolist()}
     for s in range(10):  # each source's 5 best first (every chunk has a positive reduced value here)
-        for name, n in ((f"rich{s}", 60), (f"poor{s}", 8)):
+        for name in (f"rich{s}", f"poor{s}"):
             rows = [k for k in range(len(cands)) if cands[k]["source"] == name]
             best = sorted(rows, key=lambda k: -values.value[k])[:5]
             assert {cands[k]["id"] for k in best} <= top
@@ -128,6 +128,7 @@ def test_the_reach_holds_what_the_lp_takes_of_every_source(monkeypatch):
     cands, reqs = _sources_instance(60, 8, banned)
     problem = prepare(cands, reqs)
     values = chunk_values(problem.packed, problem.signals.freshness, None, problem.weights, None)
+    fits = selectable(problem.packed, exclude_outside_window=True)
     priority, count = reach(problem.packed, values, fits, problem.capacity(True), 10, 0)
     assert count == 10 + LP_TAKEN_FACTOR * 50
     order = np.argsort(-priority, kind="stable")
