@@ -91,11 +91,12 @@ class _Relaxation:
 #: the LP takes at most each source's cap, and :func:`reach` counts and ranks first no more (it counted
 #: every chunk of positive reduced value: with caps the LP's price falls, so most chunks often have one,
 #: and every pair was compared). Measured on ``ctxselect gen`` queries, each selection scored on the
-#: problem with every pair compared (2026-12-06): 8,000 x 64 (duplicate rate 0.3, budgets 1.5 and 6 times the gold tokens, caps 10 and
-#: 50; 16 queries) compared 8,000 -> 416-742 chunks, the objective equal on 9 and higher on 7 (the old
-#: count's was 0.9976-0.9997 of it); 20,000 x 384 with a cap of 20 (8 queries) 20,000 -> 492-498, equal
-#: on 8 of 8 (CPU 626-836 -> 211-241 ms); benchmarks/latency.py's 20,000 x 384 (a cap of ~30; 6
-#: queries) 1,041-1,187 -> 598-605, equal on 6 of 6. Without caps the count and the order are as before.
+#: problem with every pair compared (2026-12-06): 8,000 x 64 (duplicate rate 0.3, budgets 1.5 and 6
+#: times the gold tokens, caps 10 and 50; 16 queries) compared 8,000 -> 416-742 chunks, the objective
+#: equal on 9 and higher on 7 (the old count's was 0.9976-0.9997 of it); 20,000 x 384 with a cap of 20
+#: (8 queries) 20,000 -> 492-498, equal on 8 of 8 (CPU 626-836 -> 211-241 ms); benchmarks/latency.py's
+#: 20,000 x 384 (a cap of ~30; 6 queries) 1,041-1,187 -> 598-605, equal on 6 of 6. Without caps the
+#: count and the order are as before.
 LP_TAKEN_FACTOR = 2
 
 
