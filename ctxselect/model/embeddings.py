@@ -221,7 +221,7 @@ def _stacked_arrays(values: Sequence[Any], dim: int, out: np.ndarray) -> bool:
     return True
 
 
-_SHAPE, _DTYPE, _BASE = attrgetter("shape"), attrgetter("dtype"), attrgetter("base")
+_SHAPE, _DTYPE, _HELD = attrgetter("shape"), attrgetter("dtype"), attrgetter("shape", "dtype", "base")
 _WRITEABLE = attrgetter("flags.writeable")
 
 
@@ -245,12 +245,16 @@ def held_rows(values: Sequence[Any]) -> HeldRows | None:
     385 ms CPU p50)."""
     if not values or set(map(type, values)) != {np.ndarray}:
         return None
-    shapes = set(map(_SHAPE, values))
-    if len(shapes) != 1 or len(next(iter(shapes))) != 1 or next(iter(shapes))[0] == 0:
+    try:  # one pass reads the three (at 20,000 x 384: 6.3 against 9.2 ms in three passes and a flags pass)
+        kinds = set(map(_HELD, values))
+    except TypeError:  # an unhashable base: a view of an array
         return None
-    if set(map(_DTYPE, values)) != {np.dtype(np.float64)} or any(map(_WRITEABLE, values)):
+    if len(kinds) != 1:
         return None
-    if any(map(is_not, map(_BASE, values), repeat(None))):  # a view: its base may change (a dict's matrix row)
+    (shape, dtype, base), = kinds
+    if len(shape) != 1 or shape[0] == 0 or dtype != np.dtype(np.float64) or base is not None:
+        return None  # a view (a base): its base may change (a dict's matrix row)
+    if any(map(_WRITEABLE, values)):
         return None
     return HeldRows(values)
 

@@ -111,7 +111,8 @@ def test_a_plain_tuple_is_an_array_to_normalised_rows():
 
 
 @pytest.mark.parametrize("case", ["writeable", "float32", "two lengths", "a list", "none", "2-d", "empty",
-                                  "zero length", "a view"])
+                                  "zero length", "a view", "all views of one array", "a bytes base",
+                                  "big-endian", "all writeable"])
 def test_only_validated_rows_are_held(case):
     rows = [np.arange(3.0) + k for k in range(4)]
     for r in rows:
@@ -137,6 +138,17 @@ def test_only_validated_rows_are_held(case):
     elif case == "a view":
         rows[1] = np.arange(6.0)[::2]
         rows[1].flags.writeable = False
+    elif case == "all views of one array":  # one base for every row: one kind, its base not None
+        whole = np.arange(12.0).reshape(4, 3)
+        whole.flags.writeable = False
+        rows = list(whole)
+    elif case == "a bytes base":  # a hashable base
+        rows[2] = np.frombuffer(np.arange(3.0).tobytes(), dtype=np.float64)
+    elif case == "big-endian":
+        rows[0] = rows[0].astype(">f8")
+        rows[0].flags.writeable = False
+    elif case == "all writeable":
+        rows = [r.copy() for r in rows]
     assert vectors.held_rows(rows) is None
     good = [np.arange(3.0) + k for k in range(4)]
     for r in good:
