@@ -194,6 +194,8 @@ parallel = _jit(nogil=True, parallel=True)
 #: sum for the same input, which may differ from a sequential sum in the last bits.
 parallel_sums = _jit(nogil=True, parallel=True, fastmath={"reassoc", "nsz"})
 serial_sums = _jit(nogil=True, fastmath={"reassoc", "nsz"})
+#: A small helper inlined into its callers in Numba's IR: no call, so no reference counts of its arrays.
+inlined = _jit(nogil=True, inline="always")
 
 
 def serial_twin(kernel, name: str, jit=None):

@@ -117,7 +117,8 @@ class Tiles:
         n, d = self.unit.shape
         pairs = (d + 1) // 2
         packed = scratch("int16 columns", (_up(n, BLOCK_COLUMNS) // BLOCK_COLUMNS, pairs, BLOCK_COLUMNS), np.int32)
-        # rows normalised from tiny numbers (subnormal squares) may pass norm 1: the screen's bound assumes not
+        # a row past norm 1 (rows of tiny numbers, whose squares were subnormal, once made them: kernels/norms.py
+        # now reads such a row over its largest value): the screen's bound assumes none, so a guard
         if (_pack_columns_serial if self.serial else _pack_columns)(self.unit, packed) > MAX_NORM:
             return False
         self.packed = packed

@@ -182,3 +182,26 @@ def test_row_pairs_in_column_blocks_take_any_integer_rows(monkeypatch):
         for dtype in (np.int64, np.int32, np.uint64, np.uint8):
             i, j, _ = similarity._row_pairs(products, np.array([1], dtype), np.arange(4), np.full(1, -1))
             assert sorted(zip(i.tolist(), j.tolist())) == want, (kind, dtype)
+
+
+@pytest.mark.parametrize("given", ["matrix", "candidates"])
+def test_tiny_embeddings_are_as_similar_as_their_directions(given):
+    # values of 1e-170 square to 0: their rows were zero rows, "similar to nothing", and a near-duplicate
+    # went in (found by a helper's hostile-input hunt); cosine similarity does not depend on the scale
+    import ctxselect
+
+    chunks = [{"id": "a", "source": "s1", "relevance": 0.9, "tokens": 10, "text": "alpha paragraph about refunds"},
+              {"id": "b", "source": "s2", "relevance": 0.85, "tokens": 10, "text": "beta paragraph on billing"},
+              {"id": "c", "source": "s3", "relevance": 0.8, "tokens": 10, "text": "gamma note regarding outages"}]
+    emb = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]])  # a and b point the same way
+    reqs = {"token_budget": 22, "gate": {"max_token_utilization": 1.0}}
+    picks = []
+    for scale in (1.0, 1e-170, 1e-300):
+        if given == "matrix":
+            sel = ctxselect.select(chunks, reqs, embeddings=emb * scale)
+        else:
+            sel = ctxselect.select([ctxselect.Candidate.from_dict({**c, "embedding": (emb[k] * scale).tolist()})
+                                    for k, c in enumerate(chunks)], reqs)
+        picks.append((sel.ids, sel.status, round(sel.objective, 9), sel.excluded))
+    assert picks[0] == (["a", "c"], "optimal", picks[0][2], {"b": "near-duplicate of `a`"})
+    assert picks[1] == picks[0] and picks[2] == picks[0]

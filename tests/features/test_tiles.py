@@ -90,15 +90,17 @@ def test_a_tile_against_any_column_range(kind):
             np.testing.assert_allclose(tile / scale, want, atol=1e-3 if kind == "int16" else 1e-6)
 
 
-def test_rows_of_tiny_numbers_take_the_float32_products():
-    """Rows normalised from numbers whose squares are subnormal can pass norm 1 (the screen's bound
-    assumes not): that call's tiles are the float32 GEMM's, and the pairs are its."""
-    emb = np.array([[2.5e-162, 0.0], [0.8, 0.6], [1.0, 0.0], [0.0, 1.0]])
-    unit = similarity.normalised_rows(emb)
-    assert np.linalg.norm(unit[0].astype(np.float64)) > 1.01  # precondition: a row past norm 1
+def test_unit_rows_past_norm_one_take_the_float32_products():
+    """Unit rows past norm 1 (the screen's bound assumes none): that call's tiles are the float32
+    GEMM's. Rows of numbers whose squares are subnormal once made them; they are now read over their
+    largest value (kernels/norms.py), as unit rows, and their pairs are the float32 GEMM's too."""
+    past = np.array([[1.0 + 1e-5, 0.0], [0.8, 0.6], [1.0, 0.0], [0.0, 1.0]], dtype=np.float32)
     for kind in ("int16", "int8"):
-        assert Tiles(unit, 4, 64, np.float32(0.5), kind=kind, serial=True).kind == "float32"
+        assert Tiles(past, 4, 64, np.float32(0.5), kind=kind, serial=True).kind == "float32"
+    emb = np.array([[2.5e-162, 0.0], [0.8, 0.6], [1.0, 0.0], [0.0, 1.0]])
+    assert similarity.normalised_rows(emb)[0].tolist() == [1.0, 0.0]
     got = cosine_pairs(emb, 0.85)
+    assert (got[0].tolist(), got[1].tolist()) == ([0], [2])  # the tiny row is [1, 0]
     with pytest.MonkeyPatch.context() as monkeypatch:
         monkeypatch.setattr(similarity, "COSINE_PRODUCTS", "float32")
         want = cosine_pairs(emb, 0.85)

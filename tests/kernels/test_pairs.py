@@ -1,6 +1,6 @@
 """The array kernels of ctxselect/kernels/pairs.py against their plain-Python twins
 (tests/naive/signals.py): freshness, threshold extraction from a similarity tile, exact
-differing-code pairs, connected components, unit rows. Called directly, so they also run interpreted
+differing-code pairs, connected components. Called directly, so they also run interpreted
 (``NUMBA_DISABLE_JIT=1``)."""
 
 import numpy as np
@@ -13,7 +13,6 @@ from ctxselect.kernels.pairs import (
     _components,
     _differing_code_pairs,
     _freshness,
-    _unit_rows,
     _upper_bits,
     _upper_pairs_above,
 )
@@ -25,7 +24,6 @@ from tests.naive.signals import (
     naive_differing_code_pairs,
     naive_freshness,
     naive_tile_pairs,
-    naive_unit_rows,
     naive_upper_bits,
 )
 
@@ -179,55 +177,3 @@ def test_bits_give_the_pairs_of_a_tile_of_values(rows, cols, lo, threshold):
     bi, bj = _row_bits(bits, which, key, limit, first, lo, n)
     assert bi.tolist() == (i + lo).tolist() and bj.tolist() == (j + lo).tolist()
     assert len(i) > 0 or threshold == 1.0  # precondition: pairs to compare
-
-
-def _unit_rows_of(emb):
-    out = np.full(emb.shape, np.float32(7.0))
-    return out, int(_unit_rows(np.ascontiguousarray(emb, dtype=np.float64), out))
-
-
-@pytest.mark.parametrize("n,d", [(0, 3), (1, 1), (3, 7), (5, 8), (4, 9), (6, 128), (3, 129), (2, 384), (2, 1000)])
-def test_unit_rows_match_twin(n, d):
-    rng = np.random.default_rng(n * 1000 + d)
-    emb = rng.normal(size=(n, d)) * rng.choice([1e-150, 1e-3, 1.0, 1e5, 1e150], size=(n, 1))
-    if n > 2:
-        emb[1] = 0.0  # a zero row stays zero
-        emb[2, 0] = -0.0
-    got, bad = _unit_rows_of(emb)
-    want, want_bad = naive_unit_rows(emb.tolist())
-    assert bad == want_bad == -1
-    assert got.tolist() == want  # the same float32 values, bit for bit
-    # and NumPy's reading of a unit row (the norm is np.linalg.norm's, summed in its order)
-    norms = np.linalg.norm(emb, axis=1)
-    np.testing.assert_allclose(got, emb / np.where(norms > 0, norms, 1.0)[:, None], rtol=1e-6, atol=1e-30)
-
-
-def test_unit_rows_edges():
-    # the squares overflow: the norm is infinite and the row becomes zero, as NumPy's norm makes it
-    big = np.array([[1e200, 1e200], [3.0, 4.0]])
-    got, bad = _unit_rows_of(big)
-    assert bad == -1 and got.tolist() == [[0.0, 0.0], [0.6000000238418579, 0.800000011920929]]
-    assert got.tolist() == naive_unit_rows(big.tolist())[0]
-    for value in (np.nan, np.inf, -np.inf):  # the first row with a non-finite value, rows before it written
-        emb = np.ones((4, 3))
-        emb[2, 1] = value
-        emb[3, 0] = np.nan
-        got, bad = _unit_rows_of(emb)
-        assert bad == 2 == naive_unit_rows(emb.tolist())[1]
-        assert np.allclose(got[:2], 1 / np.sqrt(3))
-    got, bad = _unit_rows_of(np.zeros((2, 0)))
-    assert bad == -1 and got.shape == (2, 0)
-    # a norm that is not finite is looked into: overflowing squares (a zero row) or a non-finite value
-    mixed = np.array([[1e200, -1e200, 1.0], [1e200, np.inf, 1.0], [1.0, 0.0, 0.0]])
-    got, bad = _unit_rows_of(mixed)
-    assert bad == 1 == naive_unit_rows(mixed.tolist())[1] and got[0].tolist() == [0.0, 0.0, 0.0]
-
-
-def test_unit_rows_random_against_twin():
-    rng = np.random.default_rng(11)
-    for _ in range(40):
-        n, d = int(rng.integers(1, 6)), int(rng.integers(1, 300))
-        emb = rng.standard_cauchy(size=(n, d))
-        got, bad = _unit_rows_of(emb)
-        want, want_bad = naive_unit_rows(emb.tolist())
-        assert bad == want_bad and got.tolist() == want

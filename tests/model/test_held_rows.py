@@ -8,7 +8,7 @@ import pytest
 import ctxselect
 from ctxselect import Candidate, InputError
 from ctxselect.features import similarity
-from ctxselect.kernels.pairs import _unit_rows
+from ctxselect.kernels.norms import _unit_rows
 from ctxselect.model import embeddings as vectors
 from ctxselect.selection.api import prepare
 

@@ -64,13 +64,20 @@ def _pairwise_squares(values):
 
 def naive_unit_rows(rows):
     """(each row over its norm, rounded to float32; the first row holding a NaN or an infinity, or -1).
-    A zero row is divided by 1; a row whose squares overflow by infinity. Rows from the bad one on are
-    not returned."""
+    A zero row is divided by 1; a row whose squares overflow by infinity; a row whose squares sum below
+    1e-290 by its largest absolute value m, then by the norm of the row over m. Rows from the bad one on
+    are not returned."""
     out = []
     for i, row in enumerate(rows):
         if not all(math.isfinite(v) for v in row):
             return out, i
-        norm = math.sqrt(_pairwise_squares(list(row)))
+        squares = _pairwise_squares(list(row))
+        norm = math.sqrt(squares)
+        largest = max((abs(v) for v in row), default=0.0)
+        if squares < 1e-290 and largest > 0:
+            root = math.sqrt(_pairwise_squares([v / largest for v in row]))
+            out.append([struct.unpack("f", struct.pack("f", v / largest / root))[0] for v in row])
+            continue
         scale = norm if norm > 0 else 1.0
         out.append([struct.unpack("f", struct.pack("f", v / scale))[0] for v in row])
     return out, -1
