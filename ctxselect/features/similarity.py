@@ -78,8 +78,9 @@ def normalised_rows(embeddings: np.ndarray, ids=None, *, kept: bool = False) -> 
 
     A NaN or infinite entry, or not an (n, d) array: an :class:`InputError` naming the chunk. One jitted
     pass (:func:`~ctxselect.kernels.norms._unit_rows`, the norms summed in NumPy's order, the rows equal
-    bit for bit but for rows whose squares sum below 1e-290): on the packed embeddings of fresh latency.py queries (n = 2,000, d = 384) 2.0 ms where
-    NumPy's isfinite, norm, division and cast took 5.0 ms (four passes, two fresh float64 temporaries)."""
+    bit for bit but for rows whose squares sum below 1e-290): on the packed embeddings of fresh latency.py
+    queries (n = 2,000, d = 384) 2.0 ms where NumPy's isfinite, norm, division and cast took 5.0 ms (four
+    passes, two fresh float64 temporaries)."""
     if isinstance(embeddings, HeldRows):  # PackedCandidates.embedding_data
         return _normalised_held_rows(embeddings, ids, kept)
     emb = np.ascontiguousarray(embeddings, dtype=np.float64)
