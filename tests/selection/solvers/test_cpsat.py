@@ -103,3 +103,30 @@ def test_closest_freshness_matches_brute_force(seed):
     sel = ctxselect.select(cands, reqs, weights=weights, time_limit=10.0)
     assert sel.relaxed == relaxed
     assert sel.objective == pytest.approx(best, abs=1e-4), sel.infeasible
+
+
+def test_ctrl_c_still_raises_keyboard_interrupt_after_a_cp_sat_solve():
+    # OR-Tools' CP-SAT put SIGINT back to the OS default after each solve (its catch_sigint_signal):
+    # Ctrl-C then killed the process, skipping `finally` blocks (the CLI left its temporary output file)
+    import subprocess
+    import sys
+
+    probe = (
+        "import os, signal, time\n"
+        "import ctxselect\n"
+        "import ctxselect.selection.solvers.cpsat as cpsat\n"
+        "cpsat.solve_exact = lambda *a, **k: None  # CP-SAT solves even what the branch and bound would\n"
+        "chunks = [{'id': f'c{i}', 'source': f's{i % 3}', 'relevance': 0.1 + i / 20, 'tokens': 5 + i,\n"
+        "           'text': f'chunk {i} about floods'} for i in range(12)]\n"
+        "sel = ctxselect.select(chunks, {'token_budget': 40}, 'floods')\n"
+        "assert 'solve' in sel.timings and sel.status == 'optimal', (sel.timings, sel.status)\n"
+        "try:\n"
+        "    os.kill(os.getpid(), signal.SIGINT)\n"
+        "    time.sleep(2)\n"
+        "    print('no interrupt')\n"
+        "except KeyboardInterrupt:\n"
+        "    print('KeyboardInterrupt')\n"
+        "finally:\n"
+        "    print('finally ran')\n")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300)
+    assert (out.returncode, out.stdout.split()) == (0, ["KeyboardInterrupt", "finally", "ran"]), out.stderr[-2000:]
