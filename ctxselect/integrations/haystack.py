@@ -11,7 +11,8 @@ goes after any retriever or ranker in a ``Pipeline``::
 A document's text is ``content``; its relevance is its ``score`` (which must then lie in [0, 1];
 with ``use_scores=False``, or without a score, the retrieval rank gives it); source, timestamp,
 scope and token count come from ``meta`` by name. The whole :class:`ctxselect.Selection` of the
-last run is :attr:`CtxSelectRanker.last_selection` (ids ``"<position>:<document id>"``).
+last run is :attr:`CtxSelectRanker.last_selection` (ids ``"<position>:<document id>"``; None after a
+run with no documents or one that failed).
 """
 
 from __future__ import annotations
@@ -84,8 +85,10 @@ class CtxSelectRanker:
         ctxselect.InputError
             For a document whose fields ctxselect cannot read (naming the document and field).
         """
+        self.last_selection = None  # a call with no documents, or one that fails, shows no earlier call's
         if not documents:
             return {"documents": []}
-        self.last_selection, chosen = choose(documents, self._candidate, self.requirements, self.token_budget, query,
-                                             self.method, self.select_options)
+        selection, chosen = choose(documents, self._candidate, self.requirements, self.token_budget, query,
+                                   self.method, self.select_options)
+        self.last_selection = selection
         return {"documents": chosen}

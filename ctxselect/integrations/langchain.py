@@ -70,7 +70,8 @@ class CtxSelectCompressor(BaseDocumentCompressor):
 
     @property
     def last_selection(self) -> Optional[Selection]:
-        """The :class:`ctxselect.Selection` of the last call (report, reasons, unresolved conflicts)."""
+        """The :class:`ctxselect.Selection` of the last call (report, reasons, unresolved conflicts); None
+        before the first call, after a call with no documents and after one that failed."""
         return self._last
 
     def _candidate(self, k: int, n: int, doc: Document) -> dict[str, Any]:
@@ -90,10 +91,12 @@ class CtxSelectCompressor(BaseDocumentCompressor):
         ctxselect.InputError
             For a document whose fields ctxselect cannot read (naming the document and field).
         """
+        self._last = None  # a call with no documents, or one that fails, shows no earlier call's
         documents = list(documents)
         if not documents:
             return []
-        self._last, chosen = choose(documents, self._candidate, self.requirements, self.token_budget, query,
-                                    self.method, self.select_options)
+        selection, chosen = choose(documents, self._candidate, self.requirements, self.token_budget, query,
+                                   self.method, self.select_options)
+        self._last = selection  # (the copies read this call's own: another call may set it meanwhile)
         return [doc.model_copy(update={"metadata": dict(doc.metadata or {}, ctxselect={
-            "position": place, "status": self._last.status})}) for place, doc in enumerate(chosen)]
+            "position": place, "status": selection.status})}) for place, doc in enumerate(chosen)]

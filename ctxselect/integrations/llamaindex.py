@@ -69,7 +69,8 @@ class CtxSelectPostprocessor(BaseNodePostprocessor):
 
     @property
     def last_selection(self) -> Optional[Selection]:
-        """The :class:`ctxselect.Selection` of the last call (report, reasons, unresolved conflicts)."""
+        """The :class:`ctxselect.Selection` of the last call (report, reasons, unresolved conflicts); None
+        before the first call, after a call with no documents and after one that failed."""
         return self._last
 
     def _candidate(self, k: int, n: int, item: NodeWithScore) -> dict[str, Any]:
@@ -87,6 +88,7 @@ class CtxSelectPostprocessor(BaseNodePostprocessor):
         ctxselect.InputError
             For a node whose fields ctxselect cannot read (naming the node and field).
         """
+        self._last = None  # a call with no nodes, or one that fails, shows no earlier call's
         if not nodes:
             return []
         query = query_bundle.query_str if query_bundle is not None else ""

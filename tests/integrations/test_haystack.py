@@ -57,3 +57,16 @@ def test_a_score_outside_zero_one_is_a_located_error():
     docs = [Document(id="x", content="text", score=12.0, meta={})]
     with pytest.raises(ctxselect.InputError, match=r"candidate '0:x', field 'relevance'"):
         CtxSelectRanker(token_budget=100).run(documents=docs, query="q")
+
+
+def test_no_earlier_selection_shows_after_an_empty_or_failed_run():
+    # a ranker shared between requests kept the last non-empty run's selection (its texts included)
+    ranker = CtxSelectRanker(token_budget=100, requirements={"allowed_scopes": ["public"]})
+    ranker.run(documents=_docs(), query="tenant A's question")
+    assert ranker.last_selection is not None
+    assert ranker.run(documents=[], query="tenant B's question") == {"documents": []}
+    assert ranker.last_selection is None
+    ranker.run(documents=_docs(), query="tenant A's question")
+    with pytest.raises(ctxselect.InputError):
+        ranker.run(documents=[Document(id="x", content="text", score=12.0, meta={})], query="q")
+    assert ranker.last_selection is None

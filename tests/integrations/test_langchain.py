@@ -2,6 +2,7 @@
 sync and async, after a real in-memory retriever in a runnable chain."""
 
 import asyncio
+import dataclasses
 
 import pytest
 
@@ -134,3 +135,39 @@ def test_a_source_rule_needs_every_documents_source():
         compressor.compress_documents(docs, "refunds")
     assert len(compressor.model_copy(update={"default_source": "web"}).compress_documents(docs, "refunds")) >= 1
     assert len(CtxSelectCompressor(token_budget=50).compress_documents(docs, "refunds")) >= 1  # no rule: no source needed
+
+
+def test_no_earlier_selection_shows_after_an_empty_or_failed_call():
+    # a compressor shared between requests kept the last non-empty call's selection (its texts included)
+    docs = [d.model_copy(update={"metadata": {**d.metadata, "scope": "public"}}) for d in DOCS[:3]]
+    compressor = _compressor()
+    compressor.compress_documents(docs, "tenant A's question")
+    assert compressor.last_selection is not None
+    assert compressor.compress_documents([], "tenant B's question") == [] and compressor.last_selection is None
+    compressor.compress_documents(docs, "tenant A's question")
+    bad = Document("text", id="x", metadata={"relevance_score": 12.0})
+    with pytest.raises(ctxselect.InputError):
+        compressor.compress_documents([bad], "q")
+    assert compressor.last_selection is None
+
+
+def test_each_call_stamps_its_own_status(monkeypatch):
+    # the copies read the status off the shared attribute, which another call may set in between
+    import ctxselect.integrations.langchain as lc
+
+    docs = [d.model_copy(update={"metadata": {**d.metadata, "scope": "public"}}) for d in DOCS[:3]]
+    compressor = _compressor()
+    real = lc.choose
+
+    class Landing(list):  # another call's selection lands while this call's copies are made
+        def __iter__(self):
+            compressor._last = dataclasses.replace(compressor._last, status="another call's")
+            return super().__iter__()
+
+    def choose_then_overwritten(*args):
+        selection, chosen = real(*args)
+        return selection, Landing(chosen)
+
+    monkeypatch.setattr(lc, "choose", choose_then_overwritten)
+    out = compressor.compress_documents(docs, "refund window")
+    assert out and {d.metadata["ctxselect"]["status"] for d in out} == {"optimal"}

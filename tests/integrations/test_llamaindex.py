@@ -56,3 +56,15 @@ def test_in_a_query_engine_postprocessor_list():
     sel = pp.last_selection
     assert [n.node.node_id for n in response.source_nodes] == [i.split(":", 1)[1] for i in sel.ids]
     assert 1 <= len(sel.ids) and len(sel.ids) + len(sel.excluded) == 8 and sel.tokens <= 60
+
+
+def test_no_earlier_selection_shows_after_an_empty_or_failed_call():
+    # a postprocessor shared between requests kept the last non-empty call's selection (its texts included)
+    pp = CtxSelectPostprocessor(token_budget=100, requirements={"allowed_scopes": ["public"]})
+    pp.postprocess_nodes(_nodes(), query_str="tenant A's question")
+    assert pp.last_selection is not None
+    assert pp.postprocess_nodes([], query_str="tenant B's question") == [] and pp.last_selection is None
+    pp.postprocess_nodes(_nodes(), query_str="tenant A's question")
+    with pytest.raises(ctxselect.InputError):
+        pp.postprocess_nodes(_nodes(scores=(12.0, 0.5, 0.5, 0.5)), query_str="q")
+    assert pp.last_selection is None
