@@ -220,6 +220,8 @@ class Candidate:
             if not isinstance(body, str) or not body.strip():
                 raise InputError(field="tokens", message="missing required field",
                                  expected="a positive integer, or a non-empty text to count it from")
+            if len(body) > checks.MAX_TEXT_CHARS:  # refused before it is counted (50 MB: 2 s and 0.8 GB)
+                checks.text(body, "text")
             counter = token_counter or get_token_counter()
             values["tokens"] = counter(body)
         if cls is not Candidate:
@@ -341,7 +343,7 @@ def coerce_columns(candidates: Iterable[Candidate | Mapping[str, Any]], columns:
     counter = resolve_token_counter(token_counter) or get_token_counter()
     counter = batch_counted(counter, (item["text"] for item in candidates if isinstance(item, Mapping)
                                       and item.get("tokens") is None and isinstance(item.get("text"), str)
-                                      and item["text"].strip()))
+                                      and len(item["text"]) <= checks.MAX_TEXT_CHARS and item["text"].strip()))
     validated = set(map(type, candidates)) <= {Candidate}  # all validated already (the common case): no per-item step
     out, raw, built = (candidates, None, None) if validated else _built(candidates, counter, default_relevance)
     read = itemgetter(*columns, "id", "embedding")  # one pass over the candidates' fields (see Returns)

@@ -44,3 +44,31 @@ def test_every_reader_reads_the_one_word(text):
     for claim in extract_claims(text):  # context words are words joined by ' and -
         for word in claim.before.split():
             assert all(WORD.fullmatch(part) for part in word.replace("'", "-").split("-") if part), word
+
+
+def test_a_text_over_the_limit_is_refused_before_it_is_counted():
+    # counting a 50 MB text took 2 s and 0.8 GB before the same error (a helper's hostile hunt)
+    import pytest
+
+    from ctxselect.model.validation import MAX_TEXT_CHARS
+
+    seen = []
+
+    class Recording:
+        def __call__(self, text):
+            seen.append(len(text))
+            return 1
+
+        def count_batch(self, texts):
+            return [self(t) for t in texts]
+
+    long = "word " * (MAX_TEXT_CHARS // 5) + "x"
+    cands = [{"id": "a", "source": "s", "relevance": 0.5, "text": "short text"},
+             {"id": "b", "source": "s", "relevance": 0.5, "text": long}]
+    for call in (lambda: ctxselect.pack(cands, {"token_budget": 5}, token_counter=Recording()),
+                 lambda: ctxselect.inspect(cands, {"token_budget": 5}, token_counter=Recording()),
+                 lambda: ctxselect.Candidate.from_dict(cands[1], token_counter=Recording())):
+        with pytest.raises(ctxselect.InputError, match=r"field 'text': expected at most 2,000,000 characters"):
+            call()
+        assert max(seen, default=0) <= MAX_TEXT_CHARS
+    assert seen  # (the short text was counted: the recorder records)
