@@ -3,8 +3,8 @@
 Writing is atomic: a temporary file next to the target (``NAME.<random>.tmp``, removed on every
 exit Python sees) is renamed over it when complete; a new file gets the mode the umask allows
 (``0666 & ~umask``), an existing one keeps its mode, a symlink is written through (the link stays
-a link), and a target that exists but is not a regular file (a directory, device or FIFO) or is a
-process's stream (``/dev/stdout``, ``/proc/self/fd/1``) is refused. :func:`output_target` checks a
+a link), and a target that exists but is not a regular file (a directory, device or FIFO), is a file the
+user may not write, or is a process's stream (``/dev/stdout``, ``/proc/self/fd/1``) is refused. :func:`output_target` checks a
 target before any work; :func:`open_atomic` writes it; :func:`write_jsonl` writes JSON lines
 through it. ``"-"`` (:data:`STDOUT`) names standard output for :func:`open_output` and
 :func:`write_jsonl`: written as UTF-8 as it goes (a stream is never atomic), and left open.
@@ -71,8 +71,9 @@ def output_target(path: str | os.PathLike) -> Path:
     ------
     InputError
         When the target exists but is not a regular file (a directory, device or FIFO: it is never
-        replaced), is a process's stream (``/dev/stdout``, ``/proc/self/fd/1``, even when that
-        leads to a regular file), or its folder does not exist.
+        replaced) or the user may not write it (renaming over it would replace it all the same), is a
+        process's stream (``/dev/stdout``, ``/proc/self/fd/1``, even when that leads to a regular
+        file), or its folder does not exist.
     """
     name = str(path)
     target = Path(os.path.realpath(path))
@@ -88,6 +89,8 @@ def output_target(path: str | os.PathLike) -> Path:
     if mode is not None and not stat.S_ISREG(mode):
         raise InputError(file=name, message="not a regular file; refusing to replace it",
                          expected="a path to a regular file")
+    if mode is not None and not os.access(target, os.W_OK):  # the rename would replace it all the same
+        raise InputError(file=name, message="cannot write: Permission denied (the file is not writable)")
     if not target.parent.is_dir():
         raise InputError(file=name, message=f"cannot write: no folder {str(target.parent)!r}")
     return target

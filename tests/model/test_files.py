@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import io
+import json
 import os
 import re
 import stat
@@ -306,3 +307,48 @@ def test_plot_bench_follows_the_umask_and_symlinks(tmp_path, umask):
     folder.mkdir()
     with pytest.raises(InputError, match="not a regular file"):
         plot_bench(result, folder)
+
+
+def test_a_file_the_user_may_not_write_is_refused_not_replaced(tmp_path, monkeypatch):
+    # the rename replaced it all the same (a read-only file, another user's file in a shared folder)
+    out = tmp_path / "theirs.jsonl"
+    out.write_text("theirs\n")
+    real = os.access
+    monkeypatch.setattr(files_module.os, "access", lambda p, m: False if Path(p) == out.resolve() else real(p, m))
+    with pytest.raises(InputError) as info:
+        write_jsonl(out, ROWS)
+    assert str(info.value) == f"{out}: cannot write: Permission denied (the file is not writable)"
+    assert out.read_text() == "theirs\n" and sorted(p.name for p in tmp_path.iterdir()) == ["theirs.jsonl"]
+
+
+def test_the_cli_refuses_another_users_file_as_that_user():
+    # as the user it runs as: root may write anything, so as root it runs the CLI as nobody (setpriv)
+    import shutil
+    import tempfile
+
+    as_root = hasattr(os, "geteuid") and os.geteuid() == 0
+    nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    if as_root and (shutil.which("setpriv") is None or subprocess.run(
+            [*nobody, sys.executable, "-c", "import ctxselect"], capture_output=True, cwd=str(ROOT)).returncode):
+        pytest.skip("root cannot run this interpreter as another user (no setpriv, or a private folder)")
+    folder = Path(tempfile.mkdtemp(prefix="ctxselect-perm-", dir="/tmp"))
+    try:
+        os.chmod(folder, 0o777)
+        dump = folder / "in.jsonl"
+        dump.write_text(json.dumps({"query_id": "q", "query": "refunds", "requirements": {"token_budget": 50},
+                                    "candidates": [{"id": "a", "source": "s", "relevance": 0.5, "tokens": 5,
+                                                    "text": "refunds"}]}) + "\n")
+        os.chmod(dump, 0o644)
+        theirs = folder / "theirs.jsonl"
+        theirs.write_text("not yours\n")
+        os.chmod(theirs, 0o444)  # read-only for its owner too
+        command = [sys.executable, "-m", "ctxselect", "select", "-q", str(dump), "--out", str(theirs)]
+        if as_root:
+            command = [*nobody, *command]
+        env = {**os.environ, "CTXSELECT_CACHE_DIR": str(folder / "cache"), "HOME": str(folder)}
+        out = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600, cwd=str(ROOT))
+        assert out.returncode == 2, out.stderr[-2000:]
+        assert out.stderr.strip().endswith(f"{theirs}: cannot write: Permission denied (the file is not writable)")
+        assert theirs.read_text() == "not yours\n" and os.stat(theirs).st_uid == os.geteuid()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
