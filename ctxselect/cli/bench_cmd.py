@@ -198,9 +198,12 @@ def _bench(dumps: list[Path], methods: str, budget: int | None, budget_scale: fl
                 first_seen[q.query_id] = str(dump)
                 queries.append(q)
         with output.progress("bench", total=len(queries)) as done:
-            result = run_bench(queries, names, budget=budget, budget_scale=budget_scale, jobs=jobs, progress=done,
-                               select_options=options, by=by, depths=depth_list, paraphrases=paraphrases,
-                               relevance_alert=relevance_alert)
+            try:
+                result = run_bench(queries, names, budget=budget, budget_scale=budget_scale, jobs=jobs, progress=done,
+                                   select_options=options, by=by, depths=depth_list, paraphrases=paraphrases,
+                                   relevance_alert=relevance_alert)
+            except InputError as err:  # a query's own error: its dump too
+                raise err.located(file=first_seen.get(err.query_id)) from None
     result.dumps = [str(d) for d in dumps]
     data = result.to_dict()
     deltas = None if saved is None else compare(data, saved)

@@ -17,7 +17,8 @@ import os
 import signal
 import sys
 from pathlib import Path
-from typing import Annotated, Any, Callable, Sequence
+from contextlib import contextmanager
+from typing import Annotated, Any, Callable, Iterator, Sequence
 
 import typer
 from rich.console import Console
@@ -26,6 +27,7 @@ from typer.core import TyperGroup
 from ctxselect.cli.output import Output
 from ctxselect.cli.terminal import _error_line, columns_width, sane_terminal_environment, terminal_text
 from ctxselect.errors import CtxSelectError, InputError
+from ctxselect.model.io import display_name
 from ctxselect.model.files import is_stdout, output_target
 from ctxselect.model.parquet import is_parquet, require_pyarrow
 
@@ -183,6 +185,16 @@ def _check_output(out: Path | None, inputs: Sequence[Path], option: str) -> None
         if _same_file(out, source):
             raise InputError(file=str(out), field=option, message="this is an input file; writing it would "
                              "destroy the input", expected="another path")
+
+
+@contextmanager
+def about(dump: Path, query: Any) -> Iterator[None]:
+    """An :class:`InputError` raised while a command works on ``query`` of ``dump`` names both (a
+    check that needs the query's requirements, such as a source rule, runs after the dump's reading)."""
+    try:
+        yield
+    except InputError as err:
+        raise err.located(file=display_name(dump), query_id=query.query_id) from None
 
 
 def _terminate(signum: int, frame: Any) -> None:

@@ -19,6 +19,7 @@ from ctxselect.cli.core import (
     _console,
     _finite,
     _run,
+    about,
     app,
 )
 from ctxselect.cli.output import Output, QuietFlag, VerboseFlag
@@ -195,7 +196,8 @@ def _ablate(dump: Path, out: Path, method: Method | None, seed: int, time_limit:
         selections = []
         with output.progress("ablate", total=len(queries)) as done:
             for k, q in enumerate(queries, start=1):
-                selections.append(select(q.candidates, q.requirements, q.query, chosen, time_limit=time_limit).ids)
+                with about(dump, q):
+                    selections.append(select(q.candidates, q.requirements, q.query, chosen, time_limit=time_limit).ids)
                 done(k)
     rows = list(ablation_variants(queries, selections, seed=seed))
     write_jsonl(out, rows)

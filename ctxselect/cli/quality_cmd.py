@@ -22,6 +22,7 @@ from ctxselect.cli.core import (
     _console,
     _finite,
     _run,
+    about,
     app,
 )
 from ctxselect.cli.output import Output, QuietFlag, VerboseFlag
@@ -69,7 +70,8 @@ def _inspect_dump(dump: Path, as_json: bool, output: Output, overrides: Requirem
     with output.progress("inspect", dumps=[dump]) as done:
         for query in map(overrides.apply, read_dump(dump)):
             n_total += 1
-            packed = pack(query.candidates, query.requirements)
+            with about(dump, query):
+                packed = pack(query.candidates, query.requirements)
             mask = packed.mask_of(query.selected) if query.selected is not None else np.ones(packed.n, bool)
             order = packed.index_of(query.selected) if query.selected is not None else None
             report = report_for(packed, mask, order)

@@ -23,6 +23,7 @@ from ctxselect.cli.core import (
     _console,
     _finite,
     _run,
+    about,
     app,
 )
 from ctxselect.cli.output import Output, QuietFlag, VerboseFlag
@@ -66,8 +67,9 @@ def _select_dump(dump: Path, method: Method, order: Order, enforce_gate: bool, t
     n_queries = 0
     with output.progress("select", dumps=[dump]) as done:
         for query in map(overrides.apply, read_dump(dump)):
-            selection = select(query.candidates, query.requirements, query.query, method, order=order,
-                               enforce_gate=enforce_gate, time_limit=time_limit, on_unresolved=on_unresolved)
+            with about(dump, query):
+                selection = select(query.candidates, query.requirements, query.query, method, order=order,
+                                   enforce_gate=enforce_gate, time_limit=time_limit, on_unresolved=on_unresolved)
             if out is not None:
                 chosen.append(Query(query.query_id, query.query, query.requirements, query.candidates,
                                     query.gold, list(selection.ids), query.extra))
@@ -134,8 +136,9 @@ def _compare(dump: Path, query_id: str, a: Method, b: Method, time_limit: float,
     query = next((q for q in read_dump(dump) if q.query_id == query_id), None)
     if query is None:
         raise InputError(file=str(dump), query_id=query_id, message="no such query in the dump")
-    sel = {side: select(query.candidates, query.requirements, query.query, m, time_limit=time_limit)
-           for side, m in (("a", a), ("b", b))}
+    with about(dump, query):
+        sel = {side: select(query.candidates, query.requirements, query.query, m, time_limit=time_limit)
+               for side, m in (("a", a), ("b", b))}
     if as_json:
         sys.stdout.write(json.dumps({"query_id": query_id, "a": sel["a"].to_dict(), "b": sel["b"].to_dict(),
                                      "metric_delta": {k: sel["b"].report.metrics[k] - sel["a"].report.metrics[k]

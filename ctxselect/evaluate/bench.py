@@ -180,7 +180,10 @@ def _bench_query(args) -> list[QueryRecord]:
     records = []
     can_pass = None
     for method in methods:
-        sel = select(query.candidates, query.requirements, query.query, method, **options)
+        try:
+            sel = select(query.candidates, query.requirements, query.query, method, **options)
+        except InputError as err:  # (a source rule is checked when the query's candidates are packed)
+            raise err.located(query_id=query.query_id) from None
         if method == Method.OPTIMAL.value:
             can_pass = "gate" not in sel.relaxed
         records.append(QueryRecord(

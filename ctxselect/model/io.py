@@ -34,7 +34,7 @@ from ctxselect.model.parquet import is_parquet, read_parquet_rows, write_parquet
 from ctxselect.model.requirements import Requirements
 from ctxselect.model.tokens import TokenCounter
 
-__all__ = ["MAX_LINE_BYTES", "Query", "open_atomic", "output_target", "parse_json_text", "read_dump", "read_jsonl",
+__all__ = ["MAX_LINE_BYTES", "Query", "display_name", "open_atomic", "output_target", "parse_json_text", "read_dump", "read_jsonl",
            "write_dump", "write_jsonl"]
 
 #: The longest line (bytes, newline included) a dump or trace file may hold: 256 MiB. A longer
@@ -277,7 +277,7 @@ def read_dump(path: str | os.PathLike, *, token_counter: TokenCounter | None = N
         was found (every problem :func:`read_jsonl` reports, missing or mistyped fields, duplicate
         ids, an id given twice in ``selected``, bad values).
     """
-    name = _display_name(path)
+    name = display_name(path)
     seen: set[str] = set()
     if is_parquet(path):
         records, unit = read_parquet_rows(path), "row"
@@ -296,7 +296,8 @@ def read_dump(path: str | os.PathLike, *, token_counter: TokenCounter | None = N
         yield query
 
 
-def _display_name(path: str | os.PathLike) -> str:
+def display_name(path: str | os.PathLike) -> str:
+    """How errors name a dump: its path, ``<stdin>`` for ``-``."""
     return "<stdin>" if str(path) == "-" else str(path)
 
 
@@ -324,7 +325,7 @@ def read_jsonl(path: str | os.PathLike, *, what: str = "file") -> Iterator[tuple
         :data:`MAX_LINE_BYTES`, malformed or too deeply nested JSON, NaN or Infinity, a key given
         twice in one object, or a lone surrogate in a string.
     """
-    name = _display_name(path)
+    name = display_name(path)
     if str(path) == "-":  # standard input, read as a stream and left open
         handle, closing = sys.stdin.buffer, contextlib.nullcontext()
     else:

@@ -531,3 +531,21 @@ def test_an_ascii_terminal_audit_and_error_line(tmp_path):
     done = _run(["inspect", str(tmp_path / "absent\x1b.jsonl")], PYTHONIOENCODING="ascii")
     assert done.returncode == 2
     assert done.stderr.decode("ascii").count("\n") == 1 and b"absent\\x1b.jsonl" in done.stderr
+
+
+@pytest.mark.parametrize("command", [["select"], ["inspect"], ["bench"], ["ablate", "--out", "{out}"],
+                                     ["compare", "--query", "q2"]])
+def test_a_check_made_after_reading_names_the_dump_and_the_query(tmp_path, command):
+    # a source rule is checked when the query's candidates are packed, after the dump is read: its
+    # error named the candidate and the field, not which query (a helper's hostile hunt)
+    rule = {"token_budget": 50, "required_sources": {"policy": 1}}
+    good = [cand("c1", source="policy"), cand("c2", source="faq")]
+    bad = [cand("c1", source="policy"), {k: v for k, v in cand("c2").items() if k != "source"}]
+    dump = tmp_path / "d.jsonl"
+    dump.write_text("".join(json.dumps({"query_id": q, "query": "refunds", "requirements": rule, "candidates": c}) + "\n"
+                            for q, c in (("q1", good), ("q2", bad))))
+    args = [part.format(out=tmp_path / "v.jsonl") for part in command]
+    result = runner.invoke(app, [args[0], str(dump), *args[1:]])
+    assert result.exit_code == 2 and result.exception is None or isinstance(result.exception, SystemExit)
+    assert (f"{dump}, query 'q2', candidate 'c2', field 'source': missing required field; expected a source "
+            "name, since the requirements set required_sources") in result.output
