@@ -16,8 +16,8 @@ import math
 import os
 import signal
 import sys
-from pathlib import Path
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Annotated, Any, Callable, Iterator, Sequence
 
 import typer
@@ -27,8 +27,8 @@ from typer.core import TyperGroup
 from ctxselect.cli.output import Output
 from ctxselect.cli.terminal import _error_line, columns_width, sane_terminal_environment, terminal_text
 from ctxselect.errors import CtxSelectError, InputError
-from ctxselect.model.io import display_name
 from ctxselect.model.files import is_stdout, output_target
+from ctxselect.model.io import display_name
 from ctxselect.model.parquet import is_parquet, require_pyarrow
 
 __all__ = ["COMMAND_ORDER", "EXIT_BAD_INPUT", "EXIT_GATE_FAILED", "EXIT_OK", "app", "main", "terminal_text"]
