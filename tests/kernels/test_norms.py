@@ -84,7 +84,8 @@ def test_the_smallest_values_and_the_threshold():
     assert bad == -1 and got.tolist() == naive_unit_rows(smallest.tolist())[0]
     assert got[0].tolist() == [1.0, 0.0] and got[1].tolist() == [0.0, -1.0]
     assert got[2, 0] == got[2, 1] == np.float32(2 ** -0.5)
-    # just above TINY_SQUARES NumPy's norm is read as it is, just below the row is read over its largest value
+    # on either side of TINY_SQUARES (NumPy's norm above it, the norm over the largest value below) the row is
+    # read right, and as the twin reads it
     for squares in (TINY_SQUARES * 1.01, TINY_SQUARES * 0.99):
         row = np.array([[np.sqrt(squares), 0.0, 0.0]])
         got, bad = _unit_rows_of(row)
