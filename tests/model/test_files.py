@@ -329,8 +329,8 @@ def test_the_cli_refuses_another_users_file_as_that_user():
     as_root = hasattr(os, "geteuid") and os.geteuid() == 0
     nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
     if as_root and (shutil.which("setpriv") is None or subprocess.run(
-            [*nobody, sys.executable, "-c", "import ctxselect"], capture_output=True, cwd=str(ROOT)).returncode):
-        pytest.skip("root cannot run this interpreter as another user (no setpriv, or a private folder)")
+            [*nobody, sys.executable, "-m", "ctxselect", "--version"], capture_output=True, cwd=str(ROOT)).returncode):
+        pytest.skip("root cannot run the CLI as another user (no setpriv, or its packages in a private folder)")
     folder = Path(tempfile.mkdtemp(prefix="ctxselect-perm-", dir="/tmp"))
     try:
         os.chmod(folder, 0o777)

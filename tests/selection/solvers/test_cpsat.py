@@ -113,6 +113,7 @@ def test_ctrl_c_still_raises_keyboard_interrupt_after_a_cp_sat_solve():
 
     probe = (
         "import os, signal, time\n"
+        "signal.signal(signal.SIGINT, signal.default_int_handler)  # as at a terminal (a background job ignores it)\n"
         "import ctxselect\n"
         "import ctxselect.selection.solvers.cpsat as cpsat\n"
         "cpsat.solve_exact = lambda *a, **k: None  # CP-SAT solves even what the branch and bound would\n"
