@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import stat
 import sys
 from typing import Any, Mapping
 
@@ -31,6 +32,8 @@ from ctxselect.model.requirements import Requirements
 __all__ = ["RequirementOverrides", "read_requirements_file"]
 
 _BUDGET_KEYS = ("token_budget", "budget")
+#: The largest requirements file read (a policy is a few kB; a device or a mistaken path is refused, not read whole).
+MAX_REQUIREMENTS_BYTES = 16 * 1024 * 1024
 
 
 def _toml_loads(text: str) -> Any:
@@ -42,6 +45,8 @@ def _toml_loads(text: str) -> Any:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise ValueError(f"malformed TOML ({' '.join(str(err).split())})") from None
+    except RecursionError:  # tomllib reads nested arrays and inline tables recursively
+        raise ValueError("TOML nested too deeply") from None
 
 
 def read_requirements_file(path: str | os.PathLike) -> dict[str, Any]:
@@ -51,7 +56,8 @@ def read_requirements_file(path: str | os.PathLike) -> dict[str, Any]:
     ------
     InputError
         Naming the file: another extension, a file that cannot be read, bytes that are not UTF-8
-        text, malformed TOML or JSON (with its line), or a value that is not an object.
+        text, malformed TOML or JSON (with its line), or a value that is not an object; a path that is
+        not a regular file (a device, a FIFO, a folder) or larger than :data:`MAX_REQUIREMENTS_BYTES`.
     """
     name = str(path)
     kind = os.path.splitext(name)[1].lower()
@@ -59,10 +65,15 @@ def read_requirements_file(path: str | os.PathLike) -> dict[str, Any]:
         raise InputError(file=name, field="--requirements", message="unknown kind of requirements file",
                          expected="a .toml or .json file")
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # /dev/zero would be read without end, a FIFO wait for ever
+            raise InputError(file=name, field="--requirements", message="not a regular file",
+                             expected="a .toml or .json file")
         with open(path, "rb") as handle:
-            raw = handle.read()
+            raw = handle.read(MAX_REQUIREMENTS_BYTES + 1)
     except OSError as err:
         raise InputError(file=name, message=f"cannot open requirements file: {err.strerror or err}") from None
+    if len(raw) > MAX_REQUIREMENTS_BYTES:
+        raise InputError(file=name, field="--requirements", message=f"larger than {MAX_REQUIREMENTS_BYTES:,} bytes")
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
     try:

@@ -93,3 +93,26 @@ def test_a_missing_file_and_a_byte_order_mark(tmp_path):
     path = tmp_path / "bom.json"
     path.write_bytes(b'\xef\xbb\xbf{"token_budget": 5}')
     assert read_requirements_file(path) == {"token_budget": 5}
+
+
+def test_deep_nesting_a_device_and_a_huge_file_are_one_line_errors(tmp_path, monkeypatch):
+    # a helper's hostile hunt: 500 nested TOML arrays raised RecursionError (a traceback), /dev/zero was read
+    # until memory ran out
+    import ctxselect.model.overrides as overrides
+
+    deep = tmp_path / "deep.toml"
+    deep.write_text("x = " + "[" * 500 + "1" + "]" * 500 + "\n")
+    tables = tmp_path / "tables.toml"
+    tables.write_text("x = " + "{a = " * 3000 + "1" + "}" * 3000 + "\n")
+    for path in (deep, tables):
+        with pytest.raises(InputError, match=r"\.toml: TOML nested too deeply$"):
+            read_requirements_file(path)
+    zero = tmp_path / "zero.toml"
+    zero.symlink_to("/dev/zero")
+    with pytest.raises(InputError, match=r"zero\.toml, field '--requirements': not a regular file"):
+        read_requirements_file(zero)
+    big = tmp_path / "big.json"
+    big.write_text('{"token_budget": 5}' + " " * 200)
+    monkeypatch.setattr(overrides, "MAX_REQUIREMENTS_BYTES", 100)
+    with pytest.raises(InputError, match=r"big\.json, field '--requirements': larger than 100 bytes"):
+        read_requirements_file(big)
