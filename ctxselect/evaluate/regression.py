@@ -146,6 +146,8 @@ class Delta:
         tol = 1e-9 * max(1.0, abs(self.baseline))
         if self.queries < MIN_SIGNIFICANT:
             return False
+        if math.isnan(self.low) or math.isnan(self.high):  # no interval: never a pass by default
+            return True
         return self.low > tol if self.metric in LOWER_IS_BETTER else self.high < -tol
 
     def to_dict(self) -> dict[str, Any]:
@@ -255,6 +257,8 @@ def check(new: Mapping[str, Any], rules: Sequence[Rule], deltas: Sequence[Delta]
 
 #: The largest baseline file read (a bench result of ~100,000 records).
 MAX_BASELINE_BYTES = 512 * 1024 * 1024
+#: The largest size of a baseline's value: their sums stay finite (1e308 made the interval NaN, which passed).
+MAX_RECORD_VALUE = 1e12
 _RECORD_KEYS = {"query_id": str, "method": str, "objective": (int, float), "passed": bool, "metrics": dict,
                 "tokens": (int, float), "latency": (int, float)}
 
@@ -297,6 +301,7 @@ def load_result(path) -> dict[str, Any]:
         except InputError as err:
             raise err.located(file=str(path)) from None
     data["methods"] = methods
+    seen: set[tuple[str, str]] = set()
     for k, record in enumerate(data["records"]):
         if not isinstance(record, dict):
             raise InputError(file=str(path), field=f"records[{k}]", expected="an object", found=record, has_found=True)
@@ -319,7 +324,12 @@ def load_result(path) -> dict[str, Any]:
                              found=record["metrics"], has_found=True)
         for metric in METRICS:  # every value a rule can read: a finite number (NaN would pass every rule)
             value = record_values(record, metric)
-            if value is not None and not math.isfinite(value):
-                raise InputError(file=str(path), field=f"records[{k}] {metric}", expected="a finite number",
-                                 found=value)
+            if value is not None and not (math.isfinite(value) and abs(value) <= MAX_RECORD_VALUE):
+                raise InputError(file=str(path), field=f"records[{k}] {metric}",
+                                 expected=f"a finite number of at most {MAX_RECORD_VALUE:g} in size", found=value)
+        key = (record["method"], record["query_id"])
+        if key in seen:  # the comparison pairs one record per method and query
+            raise InputError(file=str(path), field=f"records[{k}]", message=f"a second record of {key[0]} for "
+                             f"query {key[1]!r}", expected="one record per method and query")
+        seen.add(key)
     return data

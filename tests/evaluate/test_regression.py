@@ -166,3 +166,30 @@ def test_a_hostile_baseline_is_refused_with_a_located_line(tmp_path, edit, field
     with pytest.raises(ctxselect.InputError) as err:
         rg.load_result(path)
     assert field in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_baseline_that_would_overflow_or_pairs_twice_is_refused(tmp_path):
+    # a helper's third hostile hunt: objectives of 1e308 summed to infinity, the interval was NaN and the gate
+    # passed (and --json wrote NaN); a record given twice for one method and query was paired silently
+    import json
+
+    path = tmp_path / "base.json"
+    huge = _result("greedy", [1e308] * 6)
+    path.write_text(json.dumps(huge))
+    with pytest.raises(ctxselect.InputError, match=r"base\.json, field 'records\[0\] objective': expected a finite "
+                                                   r"number of at most 1e\+12 in size"):
+        rg.load_result(path)
+    twice = _result("greedy", [1.0] * 6)
+    twice["records"].append(dict(twice["records"][2]))
+    path.write_text(json.dumps(twice))
+    with pytest.raises(ctxselect.InputError, match=r"field 'records\[6\]': a second record of greedy for query 'q2'"):
+        rg.load_result(path)
+    path.write_text(json.dumps(_result("greedy", [1e12] * 6)))  # the largest size taken
+    assert len(rg.load_result(path)["records"]) == 6
+
+
+def test_an_interval_that_is_not_a_number_fails_the_gate():
+    nan = rg.Delta("m", "m", "objective", 6, 1.0, 1.0, float("nan"), float("nan"), float("nan"))
+    assert nan.significantly_worse  # never a pass by default
+    few = rg.Delta("m", "m", "objective", 1, 1.0, 1.0, float("nan"), float("nan"), float("nan"))
+    assert not few.significantly_worse  # (one query: never significant, as before)
