@@ -37,18 +37,22 @@ from ctxselect.selection.api import select
 from ctxselect.selection.solvers.registry import Method
 
 
+#: The most queries, or candidates a query, ``gen`` writes (a size beyond what memory holds was a traceback).
+_MOST = 1_000_000
+
+
 @app.command("gen")
 def gen_command(
     out: Annotated[Path, typer.Argument(help="The dump to write (whole or not at all; *.parquet: Parquet; "
                                              "-: JSONL on standard output).", show_default=False)],
-    queries: Annotated[int, typer.Option(min=1)] = 20,
-    candidates: Annotated[int, typer.Option(min=1, help="Candidates per query.")] = 50,
-    words_mean: Annotated[int, typer.Option(min=1, help="Mean words per chunk.")] = 80,
+    queries: Annotated[int, typer.Option(min=1, max=_MOST)] = 20,
+    candidates: Annotated[int, typer.Option(min=1, max=_MOST, help="Candidates per query.")] = 50,
+    words_mean: Annotated[int, typer.Option(min=1, max=100_000, help="Mean words per chunk.")] = 80,
     words_spread: Annotated[float, typer.Option(min=0, max=1, help="Std of words / mean.")] = 0.5,
-    sources: Annotated[int, typer.Option(min=1)] = 4,
+    sources: Annotated[int, typer.Option(min=1, max=100_000)] = 4,
     source_skew: Annotated[float, typer.Option(min=0, callback=_finite, help="Zipf exponent of source shares.")] = 1.0,
     required_sources: Annotated[int, typer.Option(min=0)] = 2,
-    aspects: Annotated[int, typer.Option(min=0, help="Required aspects per query.")] = 4,
+    aspects: Annotated[int, typer.Option(min=0, max=1_000, help="Required aspects per query.")] = 4,
     gold_share: Annotated[float, typer.Option(min=0, max=1, help="Share of candidates that are gold.")] = 0.15,
     duplicate_rate: Annotated[float, typer.Option(min=0, max=1)] = 0.08,
     conflict_rate: Annotated[float, typer.Option(min=0, max=1, help="Chunks with a conflict field.")] = 0.08,
@@ -57,7 +61,7 @@ def gen_command(
     inadmissible_rate: Annotated[float, typer.Option(min=0, max=1)] = 0.05,
     budget_factor: Annotated[float, typer.Option(min=0.01, callback=_finite,
                                                  help="Budget = factor x gold tokens.")] = 1.5,
-    embedding_dim: Annotated[int, typer.Option(min=0, help="0: no embeddings.")] = 0,
+    embedding_dim: Annotated[int, typer.Option(min=0, max=16_384, help="0: no embeddings.")] = 0,
     planted_rate: Annotated[float, typer.Option(min=0, max=1, help="Queries with a planted conflicting fact.")] = 0.0,
     planted_majority_rate: Annotated[float, typer.Option(min=0, max=1, help="Share of plants where the false "
                                                                            "value is the majority.")] = 0.0,

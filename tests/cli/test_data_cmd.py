@@ -2,6 +2,7 @@
 
 import json
 
+import pytest
 from typer.testing import CliRunner
 
 import ctxselect
@@ -90,3 +91,17 @@ def test_ablate_the_dumps_own_selected_context(tmp_path):
     result = runner.invoke(app, ["ablate", str(dump), "--out", str(tmp_path / "y.jsonl"), "--context", "selected",
                                  "--method", "greedy"])
     assert result.exit_code == 2 and "field '--method'" in result.stderr
+
+
+@pytest.mark.parametrize("option, value, most", [("--embedding-dim", "1000000000", "16384"),
+                                                 ("--sources", "1000000000", "100000"),
+                                                 ("--aspects", "100000000", "1000"),
+                                                 ("--words-mean", "100000000", "100000"),
+                                                 ("--queries", "100000000", "1000000"),
+                                                 ("--candidates", "100000000", "1000000")])
+def test_gen_sizes_beyond_memory_are_refused_before_any_work(tmp_path, option, value, most):
+    # a helper's third hostile hunt: --embedding-dim 1e9 tried to allocate 60 GiB (a MemoryError traceback)
+    out = tmp_path / "g.jsonl"
+    result = runner.invoke(app, ["gen", str(out), option, value])
+    assert result.exit_code == 2 and f"Input should be less than or equal to {most}" in result.output
+    assert "Traceback" not in result.output and not out.exists()
