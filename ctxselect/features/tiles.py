@@ -117,8 +117,8 @@ class Tiles:
         n, d = self.unit.shape
         pairs = (d + 1) // 2
         packed = scratch("int16 columns", (_up(n, BLOCK_COLUMNS) // BLOCK_COLUMNS, pairs, BLOCK_COLUMNS), np.int32)
-        # a row past norm 1 (rows of tiny numbers, whose squares were subnormal, once made them: kernels/norms.py
-        # now reads such a row over its largest value): the screen's bound assumes none, so a guard
+        # a guard: the screen's bound assumes no row past norm 1 (kernels/norms.py makes none since it reads rows
+        # of tiny values over their largest value; they once made such rows)
         if (_pack_columns_serial if self.serial else _pack_columns)(self.unit, packed) > MAX_NORM:
             return False
         self.packed = packed

@@ -3,11 +3,11 @@
 Writing is atomic: a temporary file next to the target (``NAME.<random>.tmp``, removed on every
 exit Python sees) is renamed over it when complete; a new file gets the mode the umask allows
 (``0666 & ~umask``), an existing one keeps its mode, a symlink is written through (the link stays
-a link), and a target that exists but is not a regular file (a directory, device or FIFO), is a file the
-user may not write, or is a process's stream (``/dev/stdout``, ``/proc/self/fd/1``) is refused. :func:`output_target` checks a
-target before any work; :func:`open_atomic` writes it; :func:`write_jsonl` writes JSON lines
-through it. ``"-"`` (:data:`STDOUT`) names standard output for :func:`open_output` and
-:func:`write_jsonl`: written as UTF-8 as it goes (a stream is never atomic), and left open.
+a link), and a target that exists but is not a regular file (a directory, device or FIFO), is a file
+the user may not write, or is a process's stream (``/dev/stdout``, ``/proc/self/fd/1``) is refused.
+:func:`output_target` checks a target before any work; :func:`open_atomic` writes it;
+:func:`write_jsonl` writes JSON lines through it. ``"-"`` (:data:`STDOUT`) names standard output for
+:func:`open_output` and :func:`write_jsonl`: written as UTF-8 as it goes (a stream is never atomic), and left open.
 """
 
 from __future__ import annotations

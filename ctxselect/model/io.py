@@ -34,8 +34,8 @@ from ctxselect.model.parquet import is_parquet, read_parquet_rows, write_parquet
 from ctxselect.model.requirements import Requirements
 from ctxselect.model.tokens import TokenCounter
 
-__all__ = ["MAX_LINE_BYTES", "Query", "display_name", "open_atomic", "output_target", "parse_json_text", "read_dump", "read_jsonl",
-           "write_dump", "write_jsonl"]
+__all__ = ["MAX_LINE_BYTES", "Query", "display_name", "open_atomic", "output_target", "parse_json_text", "read_dump",
+           "read_jsonl", "write_dump", "write_jsonl"]
 
 #: The longest line (bytes, newline included) a dump or trace file may hold: 256 MiB. A longer
 #: line (or an endless one, such as ``/dev/zero``) is an error naming the line, not a MemoryError.

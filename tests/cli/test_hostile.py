@@ -542,8 +542,8 @@ def test_a_check_made_after_reading_names_the_dump_and_the_query(tmp_path, comma
     good = [cand("c1", source="policy"), cand("c2", source="faq")]
     bad = [cand("c1", source="policy"), {k: v for k, v in cand("c2").items() if k != "source"}]
     dump = tmp_path / "d.jsonl"
-    dump.write_text("".join(json.dumps({"query_id": q, "query": "refunds", "requirements": rule, "candidates": c}) + "\n"
-                            for q, c in (("q1", good), ("q2", bad))))
+    dump.write_text("".join(json.dumps({"query_id": q, "query": "refunds", "requirements": rule,
+                                        "candidates": c}) + "\n" for q, c in (("q1", good), ("q2", bad))))
     args = [part.format(out=tmp_path / "v.jsonl") for part in command]
     result = runner.invoke(app, [args[0], str(dump), *args[1:]])
     assert result.exit_code == 2 and result.exception is None or isinstance(result.exception, SystemExit)
