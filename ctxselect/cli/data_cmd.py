@@ -30,6 +30,7 @@ from ctxselect.evaluate.audit import audit
 from ctxselect.evaluate.examples import EXAMPLES, example_path
 from ctxselect.evaluate.generate import GeneratorConfig, generate_queries
 from ctxselect.evaluate.trace import trace
+from ctxselect.model import validation as checks
 from ctxselect.model.files import is_stdout, write_jsonl
 from ctxselect.model.io import read_dump, read_jsonl, write_dump
 from ctxselect.model.parquet import is_parquet
@@ -94,13 +95,42 @@ def gen_command(
     _run(work, quiet, verbose)
 
 
+#: The keys of a trace line: its id (``trace_id``, or ``name`` as RAGScope's vectors call it), chunks and prompts.
+TRACE_KEYS = ("trace_id", "name", "chunks", "prompts")
+
+
+def _trace_name(path: Path, line_no: int, data: dict) -> str:
+    """The trace's id (``trace_id`` or ``name``; else ``line N``), a line's unknown key refused."""
+    unknown = [key for key in data if key not in TRACE_KEYS]
+    if unknown:  # a misspelt `prompts` would audit the chunks untraced, and decide the verdict
+        raise InputError(file=str(path), line=line_no, field=unknown[0], message="unknown trace field",
+                         expected="one of " + ", ".join(TRACE_KEYS))
+    if "trace_id" in data and "name" in data:
+        raise InputError(file=str(path), line=line_no, field="name", message="`trace_id` and `name` both "
+                         "given; they name one trace", expected="one of them")
+    key = "trace_id" if "trace_id" in data else "name"
+    if key not in data:
+        return f"line {line_no}"
+    try:
+        return checks.label(data[key], key)
+    except InputError as err:
+        raise err.located(file=str(path), line=line_no) from None
+
+
 def _read_traces(path: Path, match: str = "exact", fuzzy_threshold: float | None = None):
-    """Lines of a trace file: ``{"trace_id"?, "chunks": [...], "prompts"?: [...]}``."""
+    """Lines of a trace file: ``{"trace_id"?, "chunks": [...], "prompts"?: [...]}``; no other key,
+    and one line per trace id."""
+    first: dict[str, int] = {}
     for line_no, data in read_jsonl(path, what="trace file"):
         if not isinstance(data, dict) or not isinstance(data.get("chunks"), list):
             raise InputError(file=str(path), line=line_no, field="chunks",
                              expected="an object with a list of chunks")
-        name = str(data.get("trace_id", data.get("name", f"line {line_no}")))
+        name = _trace_name(path, line_no, data)
+        if name in first:  # the results are named by trace id: two would be told apart by nothing
+            raise InputError(file=str(path), line=line_no, query_id=name,
+                             field="name" if "name" in data else "trace_id",
+                             message=f"the trace id of line {first[name]} too", expected="one line per trace")
+        first[name] = line_no
         try:
             chunks = data["chunks"]
             if "prompts" in data:

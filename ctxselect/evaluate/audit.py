@@ -28,7 +28,7 @@ from typing import Any, Iterable, Mapping
 from ctxselect.errors import InputError
 from ctxselect.model import validation as checks
 
-__all__ = ["AuditChunk", "AuditReport", "audit", "js_round"]
+__all__ = ["CHUNK_KEYS", "AuditChunk", "AuditReport", "audit", "js_round"]
 
 
 def js_sum(values) -> float:
@@ -62,12 +62,25 @@ class AuditChunk:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "AuditChunk":
+        """Read one chunk record (a key outside :data:`CHUNK_KEYS` is refused, naming it).
+
+        Raises
+        ------
+        InputError
+            Naming the chunk and the field.
+        """
         if isinstance(data, AuditChunk):
             return data
         if not isinstance(data, Mapping):
             raise InputError(expected="a chunk object", found=data, has_found=True)
         cid = data.get("id")
         try:
+            unknown = [key for key in data if key not in CHUNK_KEYS]
+            if unknown:  # a misspelt field would otherwise be read as absent and decide the verdict
+                hint = " (a chunk with text is traced against the trace's prompts first)" \
+                    if unknown[0] in _TRACE_INPUT_KEYS else ""
+                raise InputError(field=str(unknown[0]), message="unknown chunk field",
+                                 expected="one of " + ", ".join(CHUNK_KEYS) + hint)
             known = {f: data[f] for f in cls.__dataclass_fields__ if f in data}
             if "id" not in known:
                 raise InputError(field="id", message="missing required field", expected="a string")
@@ -81,9 +94,57 @@ class AuditChunk:
             if known.get("overlap_with_next") is not None:
                 known["overlap_with_next"] = checks.number(known["overlap_with_next"], "overlap_with_next",
                                                            low=0.0, high=1.0)
+            _check_match(data.get("match"), known["in_context"])
             return cls(**known)
         except InputError as err:
             raise err.located(candidate_id=cid if isinstance(cid, str) else None) from None
+
+
+#: The keys of a chunk record: the fields of :class:`AuditChunk`, and ``match``, which
+#: :func:`ctxselect.trace` writes beside them (checked against ``in_context``, not scored).
+CHUNK_KEYS = (*AuditChunk.__dataclass_fields__, "match")
+#: The keys of a chunk before tracing (``text`` and the scores): named in the error's hint.
+_TRACE_INPUT_KEYS = frozenset({"text", "rank", "relevance", "score"})
+_MATCHES = ("exact", "normalised", "fuzzy", "none")
+
+
+def _check_match(match: Any, in_context: bool) -> None:
+    """``match`` (absent or null, or one of trace()'s four) never contradicts ``in_context``."""
+    if match is None:
+        return
+    if match not in _MATCHES:
+        raise InputError(field="match", expected="one of " + ", ".join(_MATCHES), found=match, has_found=True)
+    if (match != "none") != in_context:
+        raise InputError(field="match", message=f"match {match!r} contradicts in_context "
+                         f"{'true' if in_context else 'false'}", expected="'none' exactly when not in context")
+
+
+def _check_trace(items: list[AuditChunk]) -> None:
+    """Refuse what no real trace holds: one chunk id twice, two in-context chunks at one position
+    (the burial penalty reads their order) and a position on a chunk not in context (0, RAGScope's
+    placeholder there, is taken as no position)."""
+    first: dict[str, int] = {}
+    placed: dict[int, str] = {}
+    for k, c in enumerate(items):
+        if c.id in first:
+            raise InputError(candidate_id=c.id, field="id",
+                             message=f"chunk #{k} repeats the id of chunk #{first[c.id]}",
+                             expected="one record per chunk of a trace")
+        first[c.id] = k
+        position = c.context_position
+        if position is None:
+            continue
+        if not c.in_context and position != 0:
+            raise InputError(candidate_id=c.id, field="context_position",
+                             message="a position for a chunk not in context",
+                             expected="null (or 0, RAGScope's placeholder) when in_context is false",
+                             found=position)
+        if c.in_context:
+            if position in placed:
+                raise InputError(candidate_id=c.id, field="context_position",
+                                 message=f"in-context chunk {placed[position]!r} holds position {position} too",
+                                 expected="one in-context chunk per position")
+            placed[position] = c.id
 
 
 @dataclass(frozen=True)
@@ -197,11 +258,18 @@ def audit(chunks: Iterable[AuditChunk | Mapping[str, Any]]) -> AuditReport:
     chunks : iterable of AuditChunk or dict
         Fields ``id``, ``rank_retrieval``, ``rank_reranked``, ``tokens``, ``in_context``,
         ``context_position``, ``overlap_with_next``, ``score_missing`` (as :func:`ctxselect.trace`
-        produces them).
+        produces them, with its ``match``); no other key.
 
     Returns
     -------
     AuditReport
+
+    Raises
+    ------
+    InputError
+        Naming the chunk (id, else index) and the field: a key outside :data:`CHUNK_KEYS`, a
+        mistyped value, a chunk id given twice, two in-context chunks at one ``context_position``,
+        or a position (other than RAGScope's placeholder 0) on a chunk not in context.
     """
     items = []
     for k, c in enumerate(chunks):
@@ -209,6 +277,7 @@ def audit(chunks: Iterable[AuditChunk | Mapping[str, Any]]) -> AuditReport:
             items.append(AuditChunk.from_dict(c))
         except InputError as err:
             raise err.located(candidate_index=k) from None
+    _check_trace(items)
     precision, efficiency = _precision(items), _efficiency(items)
     uniqueness, coverage = _uniqueness(items), _coverage(items)
     if any(c.rank_reranked is not None for c in items):

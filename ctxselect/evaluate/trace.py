@@ -36,9 +36,11 @@ from rapidfuzz import fuzz
 from ctxselect.errors import InputError
 from ctxselect.model import validation as checks
 
-__all__ = ["TracedChunk", "trace", "suffix_prefix_overlap", "MATCH_MODES", "DEFAULT_FUZZY_THRESHOLD"]
+__all__ = ["CHUNK_KEYS", "TracedChunk", "trace", "suffix_prefix_overlap", "MATCH_MODES", "DEFAULT_FUZZY_THRESHOLD"]
 
 MAX_OVERLAP_CHARS = 500
+#: The keys of a chunk :func:`trace` reads; any other is refused, naming it.
+CHUNK_KEYS = ("id", "text", "rank", "rank_retrieval", "rank_reranked", "tokens", "relevance", "score")
 MATCH_MODES = ("exact", "fuzzy")
 DEFAULT_FUZZY_THRESHOLD = 90.0
 #: Share of a fuzzy match's prompt stretch that may already be claimed by another chunk's match.
@@ -130,13 +132,24 @@ def _read_chunks(chunks: Iterable[Mapping[str, Any]]) -> list[tuple]:
     """``(index, id, text, rank, reranked, tokens, score_missing)`` per chunk, in retrieval order."""
     from ctxselect.model.tokens import get_token_counter
 
-    rows = []
+    rows, first = [], {}
     for k, c in enumerate(chunks):
         if not isinstance(c, Mapping):
             raise InputError(candidate_index=k, expected="a chunk object", found=c, has_found=True)
         cid = c.get("id")
         try:
+            unknown = [key for key in c if key not in CHUNK_KEYS]
+            if unknown:  # a misspelt field would be read as absent: another order, a missing score
+                raise InputError(field=str(unknown[0]), message="unknown chunk field",
+                                 expected="one of " + ", ".join(CHUNK_KEYS))
+            if "rank" in c and "rank_retrieval" in c:
+                raise InputError(field="rank_retrieval", message="`rank` and `rank_retrieval` both given; "
+                                 "they name one rank", expected="one of them")
             cid = checks.label(cid, "id")
+            if cid in first:
+                raise InputError(field="id", message=f"chunk #{k} repeats the id of chunk #{first[cid]}",
+                                 expected="one record per chunk of a trace")
+            first[cid] = k
             text = checks.text(c.get("text", ""), "text")
             rank = c.get("rank", c.get("rank_retrieval"))
             rank = None if rank is None else checks.integer(rank, "rank", low=0)
@@ -218,8 +231,8 @@ def trace(
     chunks : iterable of dict
         ``id`` and ``text`` required; optional ``rank`` (or ``rank_retrieval``), ``rank_reranked``,
         ``tokens`` (default: the token counter on the text), ``relevance`` / ``score`` (a chunk
-        without either has ``score_missing``). Retrieval order is ``rank`` when given, else the
-        order given.
+        without either has ``score_missing``); no other key (:data:`CHUNK_KEYS`), and one record
+        per id. Retrieval order is ``rank`` when given, else the order given.
     prompts : str, or list or tuple of str
         The prompts of the trace's LLM calls (one string is one prompt); anything else (a dict,
         a set, bytes, None) is an :class:`InputError` naming ``prompts``.
@@ -240,7 +253,8 @@ def trace(
     ------
     InputError
         For bad ``prompts``, ``match`` or ``fuzzy_threshold`` (a threshold without
-        ``match="fuzzy"`` included), or a chunk without an id or with a mistyped field (naming
+        ``match="fuzzy"`` included), or a chunk without an id, with an unknown key, with both
+        ``rank`` and ``rank_retrieval``, with a mistyped field or with another chunk's id (naming
         the chunk and field).
     """
     if match not in MATCH_MODES:

@@ -3,6 +3,7 @@ matching only with --fuzzy (and --fuzzy-threshold only beside it)."""
 
 import json
 
+import pytest
 from typer.testing import CliRunner
 
 from ctxselect.cli.core import app
@@ -72,3 +73,40 @@ def test_fail_on_makes_the_exit_code_follow_the_verdict_as_inspect_does(tmp_path
     good_labels = [r["label"] for r in json.loads(runner.invoke(app, ["audit", str(path), "--json"]).stdout)]
     assert runner.invoke(app, ["audit", str(path)]).exit_code == (1 if "FAIL" in good_labels else 0)
     assert runner.invoke(app, ["audit", str(path), "--fail-on", "sometimes"]).exit_code == 2
+
+
+OBSERVED = [{"id": "a", "rank_retrieval": 1, "tokens": 10, "in_context": True, "context_position": 0}]
+
+
+def audit_lines(tmp_path, *lines):
+    path = tmp_path / "traces.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return runner.invoke(app, ["audit", str(path), "--json", "--fail-on", "never"])
+
+
+@pytest.mark.parametrize("lines, message", [
+    ([{"trace_id": "t", "chunks": [{"id": "a", "text": "alpha"}], "prompt": ["Context: alpha"]}],
+     "traces.jsonl, line 1, field 'prompt': unknown trace field; expected one of trace_id, name, chunks, prompts"),
+    ([{"trace_id": "t", "chunks": [{"id": "a", "tokens": 3, "in_contxt": True}]}],
+     "traces.jsonl, line 1, query 't', candidate 'a', field 'in_contxt': unknown chunk field; expected one of id, "),
+    ([{"trace_id": t, "chunks": OBSERVED} for t in ("t", "u", "t")],
+     "traces.jsonl, line 3, query 't', field 'trace_id': the trace id of line 1 too; expected one line per trace"),
+    ([{"trace_id": "t", "name": "u", "chunks": OBSERVED}],
+     "line 1, field 'name': `trace_id` and `name` both given; they name one trace"),
+    ([{"trace_id": None, "chunks": OBSERVED}], "line 1, field 'trace_id': expected a non-empty string, found null"),
+    ([{"trace_id": "t", "chunks": OBSERVED * 2}], "line 1, query 't', candidate 'a', field 'id': chunk #1 repeats"),
+    ([{"trace_id": "t", "chunks": [{"id": "a", "text": "alpha"}, {"id": "a", "text": "beta"}], "prompts": ["alpha"]}],
+     "line 1, query 't', candidate 'a', field 'id': chunk #1 repeats"),
+])
+def test_unknown_keys_two_ids_and_a_repeated_trace_id_are_one_located_line(tmp_path, lines, message):
+    """A misspelt `prompts` audited the chunks untraced (WARN), a misspelt `in_context` read the
+    chunk as unused (FAIL), a repeated trace id gave two results of one name, a null id became
+    'None'. Each is now refused in one line naming the line, trace and key (listing the valid keys)."""
+    result = audit_lines(tmp_path, *lines)
+    assert result.exit_code == 2, (message, result.output)
+    assert result.stderr.count("\n") == 1 and message in result.stderr, (message, result.stderr)
+
+
+def test_a_trace_may_be_named_by_name_as_in_ragscope_vectors_or_by_its_line(tmp_path):
+    named = audit_lines(tmp_path, {"name": "n", "chunks": OBSERVED}, {"chunks": OBSERVED})
+    assert [r["trace_id"] for r in json.loads(named.stdout)] == ["n", "line 2"]

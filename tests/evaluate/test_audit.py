@@ -18,9 +18,31 @@ from tests.conftest import DATA
 VECTORS = json.loads((DATA / "ragscope_vectors.json").read_text())["vectors"]
 
 
+def _tied(vector) -> bool:
+    """Whether two in-context chunks of the vector share a context_position (refused: see below)."""
+    placed = [c["context_position"] for c in vector["chunks"] if c["in_context"] and c["context_position"] is not None]
+    return len(set(placed)) < len(placed)
+
+
 @pytest.mark.parametrize("vector", VECTORS, ids=[v["name"] for v in VECTORS])
 def test_audit_vector(vector):
-    assert ctxselect.audit(vector["chunks"]).to_dict() == vector["expected"]
+    if _tied(vector):
+        with pytest.raises(ctxselect.InputError,
+                           match=r"field 'context_position': in-context chunk '\w+' holds position 0 too"):
+            ctxselect.audit(vector["chunks"])
+    else:
+        assert ctxselect.audit(vector["chunks"]).to_dict() == vector["expected"]
+
+
+def test_two_vectors_tie_positions_and_the_tie_decides_one_verdict():
+    """Two of the 109 vectors put in-context chunks at one position (RAGScope scores them); in
+    "two of four missing scores" the tie is what spares four top-ranked chunks the burial penalty:
+    with positions 0-3 two of them are buried mid-context and precision is 76, not 100."""
+    tied = [v for v in VECTORS if _tied(v)]
+    assert [v["name"] for v in tied] == ["two chunks, both in context", "two of four missing scores"]
+    spread = [dict(c, context_position=k) for k, c in enumerate(tied[1]["chunks"])]
+    assert tied[1]["expected"]["subscores"]["precision"]["score"] == 100
+    assert ctxselect.audit(spread).subscores[0].score == 76
 
 
 def math_round(x: float) -> int:
@@ -60,3 +82,36 @@ def test_audit_errors_name_the_chunk():
         ctxselect.audit([{"id": "a", "overlap_with_next": 2}])
     with pytest.raises(ctxselect.InputError, match=r"candidate #0, field 'id'"):
         ctxselect.audit([{"tokens": 3}])
+
+
+@pytest.mark.parametrize("chunks, message", [
+    # a misspelt field was read as absent: `in_contxt` left the chunk out of context (FAIL, not PASS)
+    ([{"id": "a", "tokens": 3, "in_contxt": True, "context_position": 0}],
+     r"^candidate 'a', field 'in_contxt': unknown chunk field; expected one of id, rank_retrieval, rank_reranked, "
+     r"tokens, in_context, context_position, overlap_with_next, score_missing, match$"),
+    ([{"id": "a", "text": "alpha", "in_context": True}],
+     r"field 'text': unknown chunk field; .* \(a chunk with text is traced against the trace's prompts first\)$"),
+    ([{"id": "a", "in_context": True}, {"id": "a", "in_context": False}],
+     r"^candidate 'a', field 'id': chunk #1 repeats the id of chunk #0; expected one record per chunk of a trace$"),
+    ([{"id": f"c{k}", "rank_retrieval": 1, "in_context": True, "context_position": min(k, 2)} for k in range(5)],
+     r"^candidate 'c3', field 'context_position': in-context chunk 'c2' holds position 2 too; "
+     r"expected one in-context chunk per position$"),
+    ([{"id": "a", "in_context": True, "context_position": 0}, {"id": "b", "in_context": False, "context_position": 1}],
+     r"^candidate 'b', field 'context_position': a position for a chunk not in context; expected null \(or 0, "
+     r"RAGScope's placeholder\) when in_context is false, found 1$"),
+    ([{"id": "a", "in_context": True, "match": "none"}], r"field 'match': match 'none' contradicts in_context true"),
+    ([{"id": "a", "match": "partial"}], r"field 'match': expected one of exact, normalised, fuzzy, none"),
+])
+def test_unknown_keys_repeated_chunks_and_contradictory_positions_are_refused(chunks, message):
+    with pytest.raises(ctxselect.InputError, match=message):
+        ctxselect.audit(chunks)
+
+
+def test_what_a_real_trace_holds_is_accepted():
+    """trace()'s records (with `match`), positions left null, and RAGScope's placeholder 0 on a chunk
+    not in context."""
+    traced = ctxselect.trace([{"id": "a", "text": "alpha"}, {"id": "b", "text": "beta"}], "Context: alpha")
+    assert ctxselect.audit([t.to_dict() for t in traced]).subscores[0].finding == "1/2 chunks used"
+    chunks = [{"id": "a", "in_context": True}, {"id": "b", "in_context": True, "context_position": None},
+              {"id": "c", "in_context": False, "context_position": 0}, {"id": "d", "context_position": None}]
+    assert ctxselect.audit(chunks).subscores[0].finding == "2/4 chunks used"

@@ -59,3 +59,19 @@ def test_claimed_share_counts_overlapping_claims_once():
     assert _claimed_share([(0, 10), (0, 10)], 5, 15) == 0.5
     assert _claimed_share([(0, 3), (2, 6), (20, 30)], 0, 10) == 0.6
     assert _claimed_share([], 0, 5) == 0.0
+
+
+@pytest.mark.parametrize("chunks, message", [
+    # a misspelt rank was read as absent: the chunk moved to the end of the retrieval order
+    ([{"id": "a", "text": "x", "rnak": 2}],
+     r"^candidate 'a', field 'rnak': unknown chunk field; expected one of id, text, rank, "
+     r"rank_retrieval, rank_reranked, tokens, relevance, score$"),
+    ([{"id": "a", "text": "x", "in_context": True}], r"field 'in_context': unknown chunk field"),
+    ([{"id": "a", "text": "x", "rank": 1, "rank_retrieval": 2}],
+     r"field 'rank_retrieval': `rank` and `rank_retrieval` both given; they name one rank"),
+    ([{"id": "a", "text": "x"}, {"id": "a", "text": "y"}],
+     r"^candidate 'a', field 'id': chunk #1 repeats the id of chunk #0; expected one record per chunk of a trace"),
+])
+def test_unknown_keys_two_ranks_and_a_repeated_id_are_refused(chunks, message):
+    with pytest.raises(ctxselect.InputError, match=message):
+        ctxselect.trace(chunks, "x y")
