@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 from ctxselect.errors import InputError
+from ctxselect.evaluate.trace import TracedChunk
 from ctxselect.model import validation as checks
 
 __all__ = ["CHUNK_KEYS", "AuditChunk", "AuditReport", "audit", "js_round"]
@@ -71,6 +72,8 @@ class AuditChunk:
         """
         if isinstance(data, AuditChunk):
             return data
+        if isinstance(data, TracedChunk):  # audit(trace(...)), as documented
+            data = data.to_dict()
         if not isinstance(data, Mapping):
             raise InputError(expected="a chunk object", found=data, has_found=True)
         cid = data.get("id")
@@ -250,15 +253,16 @@ def _rerank_gain(chunks: list[AuditChunk]) -> SubScore:
                     "Reranker is not surfacing the chunks the LLM actually uses" if score < 60 else None)
 
 
-def audit(chunks: Iterable[AuditChunk | Mapping[str, Any]]) -> AuditReport:
+def audit(chunks: Iterable[AuditChunk | TracedChunk | Mapping[str, Any]]) -> AuditReport:
     """Audit one trace's retrieved chunks the way RAGScope does (see the module docstring).
 
     Parameters
     ----------
-    chunks : iterable of AuditChunk or dict
-        Fields ``id``, ``rank_retrieval``, ``rank_reranked``, ``tokens``, ``in_context``,
-        ``context_position``, ``overlap_with_next``, ``score_missing`` (as :func:`ctxselect.trace`
-        produces them, with its ``match``); no other key.
+    chunks : iterable of AuditChunk, TracedChunk or dict
+        :func:`ctxselect.trace`'s result as it is, or records with the fields ``id``,
+        ``rank_retrieval``, ``rank_reranked``, ``tokens``, ``in_context``, ``context_position``,
+        ``overlap_with_next``, ``score_missing`` (as :func:`ctxselect.trace` produces them, with
+        its ``match``); no other key.
 
     Returns
     -------

@@ -115,3 +115,10 @@ def test_what_a_real_trace_holds_is_accepted():
     chunks = [{"id": "a", "in_context": True}, {"id": "b", "in_context": True, "context_position": None},
               {"id": "c", "in_context": False, "context_position": 0}, {"id": "d", "context_position": None}]
     assert ctxselect.audit(chunks).subscores[0].finding == "2/4 chunks used"
+
+
+def test_audit_takes_what_trace_returns_as_documented():
+    """docs/evaluation.md's `audit(trace(chunks, prompts))` was an InputError ("expected a chunk
+    object, found TracedChunk"): only the dicts of to_dict() were taken."""
+    traced = ctxselect.trace([{"id": "a", "text": "alpha"}, {"id": "b", "text": "beta"}], "Context: alpha")
+    assert ctxselect.audit(traced) == ctxselect.audit([t.to_dict() for t in traced])
