@@ -28,6 +28,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ctxselect.errors import InputError
+from ctxselect.model import validation as checks
 from ctxselect.quality.vector import METRIC_NAMES
 
 __all__ = ["pairs", "METRICS", "LOWER_IS_BETTER", "Rule", "Delta", "parse_rule", "compare", "check", "DEFAULT_RULES",
@@ -259,17 +260,81 @@ def check(new: Mapping[str, Any], rules: Sequence[Rule], deltas: Sequence[Delta]
 MAX_BASELINE_BYTES = 512 * 1024 * 1024
 #: The largest size of a baseline's value: their sums stay finite (1e308 made the interval NaN, which passed).
 MAX_RECORD_VALUE = 1e12
-_RECORD_KEYS = {"query_id": str, "method": str, "objective": (int, float), "passed": bool, "metrics": dict,
-                "tokens": (int, float), "latency": (int, float)}
+#: What each key every record must hold is, as an error says it (the numbers' domains are in _DOMAINS).
+_RECORD_KEYS = {"query_id": (str, "a string"), "method": (str, "a method name"), "passed": (bool, "true or false"),
+                "metrics": (dict, "an object of the quality metrics")}
+#: The domain of each value a rule reads, by metric: (lowest, highest, whole number); every other metric
+#: (the quality vector, the gold shares, the articles' metrics) is a share in [0, 1].
+_DOMAINS = {"objective": (-MAX_RECORD_VALUE, MAX_RECORD_VALUE, False), "tokens": (0, MAX_RECORD_VALUE, True),
+            "latency": (0, MAX_RECORD_VALUE, False), "distractors": (0, MAX_RECORD_VALUE, True)}
+_SHARE = (0.0, 1.0, False)
+#: Rounding a share may carry past 1 (a ratio of float sums) without being a wrong value.
+_SHARE_SLACK = 1e-9
+
+
+def _expected(low: float, high: float, whole: bool) -> str:
+    if (low, high, whole) == _SHARE:
+        return "a number in [0, 1]"
+    if low < 0:
+        return f"a finite number of at most {high:g} in size"
+    return f"{'an integer' if whole else 'a number'} >= 0 of at most {high:g}"
+
+
+def _raw_value(record: Mapping[str, Any], metric: str) -> tuple[str, Any, bool]:
+    """Where ``metric`` lives in a record, its raw value, and whether it may be absent (null): gold
+    metrics when ``gold`` is null, the articles' metrics (a result from before them)."""
+    if metric in ("objective", "tokens", "latency"):
+        return metric, record.get(metric), False
+    if metric in METRIC_NAMES:
+        return f"metrics.{metric}", record["metrics"].get(metric), False
+    if metric in GOLD_METRICS:
+        gold = record.get("gold")
+        return f"gold.{metric}", None if gold is None else gold.get(metric), gold is None
+    name, key = ARTICLE_METRICS[metric]
+    value = record.get(name)
+    if key is None:
+        return name, value, True
+    return f"{name}.{key}", value.get(key) if isinstance(value, dict) else None, True
+
+
+def _check_record(record: Mapping[str, Any], where: str) -> None:
+    """Every value a rule can read (:data:`METRICS`) in its domain; InputError naming the field."""
+    for key, (kind, expected) in _RECORD_KEYS.items():
+        value = record.get(key)
+        if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+            raise InputError(field=f"{where}.{key}", expected=expected, found=value, has_found=True)
+    for name in ("gold", "labelled", "relevance"):
+        if record.get(name) is not None and not isinstance(record[name], dict):
+            raise InputError(field=f"{where}.{name}", expected="null or an object", found=record[name],
+                             has_found=True)
+    for metric in METRICS:
+        if metric == "gate_pass":  # `passed`, checked above
+            continue
+        field, value, optional = _raw_value(record, metric)
+        if value is None and optional:
+            continue
+        low, high, whole = _DOMAINS.get(metric, _SHARE)
+        slack = _SHARE_SLACK if high == 1.0 else 0.0
+        number = float(value) if checks.is_number(value) and abs(value) <= 2 * MAX_RECORD_VALUE else math.nan
+        if not (low <= number <= high + slack) or (whole and not number.is_integer()):
+            raise InputError(field=f"{where}.{field}", expected=_expected(low, high, whole), found=value,
+                             has_found=True)
 
 
 def load_result(path) -> dict[str, Any]:
     """A saved ``ctxselect bench --json`` result, checked record by record.
 
+    Every value a rule reads must lie in its domain: ``objective`` a finite number of at most
+    :data:`MAX_RECORD_VALUE` in size, ``tokens`` (and ``gold.distractors``) a whole number >= 0,
+    ``latency`` a number >= 0, ``passed`` true or false, and every share (``metrics``, the other
+    ``gold`` metrics, ``quality_score``, ``relevance.weighted``, ``self_consistency``,
+    ``labelled``'s ``density``, ``ap`` and ``recall@K``) a number in [0, 1]; a bool is no number.
+
     Raises
     ------
     InputError
-        Naming the file (and the record and field) when it cannot be read or is not a bench result.
+        Naming the file (and the record and field) when it cannot be read or is not a bench result;
+        malformed JSON with its line and column.
     """
     import json
 
@@ -282,6 +347,10 @@ def load_result(path) -> dict[str, Any]:
         raise InputError(file=str(path), field="--baseline", message=f"larger than {MAX_BASELINE_BYTES:,} bytes")
     try:
         data = json.loads(raw.decode("utf-8"))
+    except json.JSONDecodeError as err:
+        raise InputError(file=str(path), line=err.lineno, field="--baseline",
+                         message=f"malformed JSON at column {err.colno} ({err.msg})",
+                         expected="the output of ctxselect bench --json") from None
     except (UnicodeDecodeError, ValueError, RecursionError) as err:
         raise InputError(file=str(path), field="--baseline", message="not a JSON bench result",
                          expected="the output of ctxselect bench --json", found=type(err).__name__) from None
@@ -305,28 +374,13 @@ def load_result(path) -> dict[str, Any]:
     for k, record in enumerate(data["records"]):
         if not isinstance(record, dict):
             raise InputError(file=str(path), field=f"records[{k}]", expected="an object", found=record, has_found=True)
-        for key, kind in _RECORD_KEYS.items():
-            value = record.get(key)
-            if not isinstance(value, kind) or (kind != bool and isinstance(value, bool)) or (
-                    isinstance(value, float) and not math.isfinite(value)):
-                raise InputError(file=str(path), field=f"records[{k}].{key}", expected=f"a {key} value",
-                                 found=value, has_found=True)
+        try:
+            _check_record(record, f"records[{k}]")
+        except InputError as err:
+            raise err.located(file=str(path)) from None
         if record["method"] not in methods:
             raise InputError(file=str(path), field=f"records[{k}].method", expected="one of the result's methods",
                              found=record["method"])
-        gold = record.get("gold")
-        if gold is not None and not (isinstance(gold, dict) and all(
-                isinstance(gold.get(g), (int, float)) and not isinstance(gold.get(g), bool) for g in GOLD_METRICS)):
-            raise InputError(file=str(path), field=f"records[{k}].gold", expected="null or the gold metrics",
-                             found=gold, has_found=True)
-        if not all(isinstance(record["metrics"].get(m), (int, float)) for m in METRIC_NAMES):
-            raise InputError(file=str(path), field=f"records[{k}].metrics", expected="the quality metrics",
-                             found=record["metrics"], has_found=True)
-        for metric in METRICS:  # every value a rule can read: a finite number (NaN would pass every rule)
-            value = record_values(record, metric)
-            if value is not None and not (math.isfinite(value) and abs(value) <= MAX_RECORD_VALUE):
-                raise InputError(file=str(path), field=f"records[{k}] {metric}",
-                                 expected=f"a finite number of at most {MAX_RECORD_VALUE:g} in size", found=value)
         key = (record["method"], record["query_id"])
         if key in seen:  # the comparison pairs one record per method and query
             raise InputError(file=str(path), field=f"records[{k}]", message=f"a second record of {key[0]} for "

@@ -153,8 +153,8 @@ def test_a_drop_rule_with_nothing_to_compare_breaks_and_a_floor_on_a_lower_is_be
     (lambda d: d["methods"].__setitem__(0, {"a": 1}), "methods[0]"),
     (lambda d: d["methods"].__setitem__(0, "[/bold]x"), "methods[0]"),
     (lambda d: d["records"][0].__setitem__("method", "topk"), "records[0].method"),
-    (lambda d: d["records"][0]["gold"].__setitem__("recall", float("nan")), "records[0] recall"),
-    (lambda d: d["records"][0]["metrics"].__setitem__("freshness", float("inf")), "records[0] freshness"),
+    (lambda d: d["records"][0]["gold"].__setitem__("recall", float("nan")), "records[0].gold.recall"),
+    (lambda d: d["records"][0]["metrics"].__setitem__("freshness", float("inf")), "records[0].metrics.freshness"),
 ])
 def test_a_hostile_baseline_is_refused_with_a_located_line(tmp_path, edit, field):
     import json
@@ -176,7 +176,7 @@ def test_a_baseline_that_would_overflow_or_pairs_twice_is_refused(tmp_path):
     path = tmp_path / "base.json"
     huge = _result("greedy", [1e308] * 6)
     path.write_text(json.dumps(huge))
-    with pytest.raises(ctxselect.InputError, match=r"base\.json, field 'records\[0\] objective': expected a finite "
+    with pytest.raises(ctxselect.InputError, match=r"base\.json, field 'records\[0\]\.objective': expected a finite "
                                                    r"number of at most 1e\+12 in size"):
         rg.load_result(path)
     twice = _result("greedy", [1.0] * 6)
@@ -193,3 +193,74 @@ def test_an_interval_that_is_not_a_number_fails_the_gate():
     assert nan.significantly_worse  # never a pass by default
     few = rg.Delta("m", "m", "objective", 1, 1.0, 1.0, float("nan"), float("nan"), float("nan"))
     assert not few.significantly_worse  # (one query: never significant, as before)
+
+
+def _labelled_result():
+    data = _result("greedy", [1.0, 2.0], recalls=[1.0, 0.5])
+    for record in data["records"]:
+        record.update(quality_score=0.7, relevance={"mean": 0.5, "weighted": 0.4}, self_consistency=None,
+                      labelled={"density": 0.5, "ap": 0.25, "recall@20": 1.0})
+    return data
+
+
+@pytest.mark.parametrize("key, value, message", [
+    # a helper's review: impossible values were taken and compared (a negative latency, a bool as a
+    # share, an AP of 5); a mistyped value said "expected a objective value"
+    ("latency", -1, r"'records\[0\]\.latency': expected a number >= 0 of at most 1e\+12, found -1$"),
+    ("metrics.coverage", True, r"'records\[0\]\.metrics\.coverage': expected a number in \[0, 1\], found true$"),
+    ("labelled.ap", 5, r"'records\[0\]\.labelled\.ap': expected a number in \[0, 1\], found 5$"),
+    ("objective", "x", r"'records\[0\]\.objective': expected a finite number of at most 1e\+12 in size, found 'x'$"),
+    ("objective", True, r"'records\[0\]\.objective': expected a finite number .*, found true$"),
+    ("passed", 1, r"'records\[0\]\.passed': expected true or false, found 1$"),
+    ("tokens", 1.5, r"'records\[0\]\.tokens': expected an integer >= 0 of at most 1e\+12, found 1\.5$"),
+    ("tokens", -3, r"'records\[0\]\.tokens': expected an integer >= 0"),
+    ("gold.distractors", 0.5, r"'records\[0\]\.gold\.distractors': expected an integer >= 0"),
+    ("gold.precision", -0.1, r"'records\[0\]\.gold\.precision': expected a number in \[0, 1\], found -0\.1$"),
+    ("gold.recall", None, r"'records\[0\]\.gold\.recall': expected a number in \[0, 1\], found null$"),
+    ("quality_score", True, r"'records\[0\]\.quality_score': expected a number in \[0, 1\], found true$"),
+    ("quality_score", "0.7", r"'records\[0\]\.quality_score': expected a number in \[0, 1\], found '0\.7'$"),
+    ("relevance.weighted", 1.5, r"'records\[0\]\.relevance\.weighted': expected a number in \[0, 1\]"),
+    ("self_consistency", -1, r"'records\[0\]\.self_consistency': expected a number in \[0, 1\]"),
+    ("labelled", [0.5], r"'records\[0\]\.labelled': expected null or an object, found list"),
+    ("labelled.recall@20", float("inf"), r"'records\[0\]\.labelled\.recall@20': expected a number in \[0, 1\]"),
+])
+def test_a_baseline_value_outside_its_domain_is_refused(tmp_path, key, value, message):
+    import json
+
+    data = _labelled_result()
+    *parents, name = key.split(".")
+    target = data["records"][0]
+    for parent in parents:
+        target = target[parent]
+    target[name] = value
+    path = tmp_path / "base.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(ctxselect.InputError, match=r"^" + str(tmp_path) + r"/base\.json, field " + message):
+        rg.load_result(path)
+
+
+def test_the_domains_take_what_bench_writes(tmp_path):
+    """Shares at 0 and 1, an article metric absent or null (an older result, no paraphrases),
+    a negative objective, whole numbers written as floats, a share one rounding past 1."""
+    import json
+
+    data = _labelled_result()
+    first, second = data["records"]
+    first.update(objective=-3.5, tokens=12.0, latency=0.0, quality_score=1.0 + 1e-12)
+    first["metrics"] = {m: 0.0 for m in rg.METRIC_NAMES}
+    first["gold"]["distractors"] = 2.0
+    for name in ("quality_score", "relevance", "labelled", "self_consistency"):
+        second.pop(name)
+    path = tmp_path / "base.json"
+    path.write_text(json.dumps(data))
+    assert rg.load_result(path)["records"] == data["records"]
+
+
+def test_malformed_baseline_json_names_its_line_and_column(tmp_path):
+    """It said "not a JSON bench result ... found 'JSONDecodeError'", without where."""
+    path = tmp_path / "base.json"
+    path.write_text('{\n  "methods": ["greedy"],\n  "records": [1,]\n}\n')
+    with pytest.raises(ctxselect.InputError) as err:
+        rg.load_result(path)
+    assert str(err.value) == (f"{path}, line 3, field '--baseline': malformed JSON at column 17 (Expecting value); "
+                              "expected the output of ctxselect bench --json")
