@@ -29,6 +29,7 @@ import numpy as np
 
 from ctxselect.errors import InputError
 from ctxselect.model import validation as checks
+from ctxselect.model.files import read_small_file
 from ctxselect.quality.vector import METRIC_NAMES
 
 __all__ = ["pairs", "METRICS", "LOWER_IS_BETTER", "Rule", "Delta", "parse_rule", "compare", "check", "DEFAULT_RULES",
@@ -334,26 +335,22 @@ def load_result(path) -> dict[str, Any]:
     ------
     InputError
         Naming the file (and the record and field) when it cannot be read or is not a bench result;
-        malformed JSON with its line and column.
+        malformed JSON with its line and column; a path that is not a regular file (a FIFO, a device)
+        or larger than :data:`MAX_BASELINE_BYTES` (:func:`ctxselect.model.files.read_small_file`).
     """
     import json
 
+    text = read_small_file(path, limit=MAX_BASELINE_BYTES, what="baseline", option="--baseline",
+                           expected="a bench result file (ctxselect bench --json)")
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_BASELINE_BYTES + 1)
-    except OSError as err:
-        raise InputError(file=str(path), field="--baseline", message=f"cannot read: {err.strerror or err}") from None
-    if len(raw) > MAX_BASELINE_BYTES:
-        raise InputError(file=str(path), field="--baseline", message=f"larger than {MAX_BASELINE_BYTES:,} bytes")
-    try:
-        data = json.loads(raw.decode("utf-8"))
+        data = json.loads(text)
     except json.JSONDecodeError as err:
         raise InputError(file=str(path), line=err.lineno, field="--baseline",
                          message=f"malformed JSON at column {err.colno} ({err.msg})",
                          expected="the output of ctxselect bench --json") from None
-    except (UnicodeDecodeError, ValueError, RecursionError) as err:
-        raise InputError(file=str(path), field="--baseline", message="not a JSON bench result",
-                         expected="the output of ctxselect bench --json", found=type(err).__name__) from None
+    except RecursionError:
+        raise InputError(file=str(path), field="--baseline", message="JSON nested too deeply",
+                         expected="the output of ctxselect bench --json") from None
     if not isinstance(data, dict) or not isinstance(data.get("methods"), list) or not isinstance(data.get("records"), list):
         raise InputError(file=str(path), field="--baseline", expected="an object with methods and records "
                          "(ctxselect bench --json)", found=data, has_found=True)

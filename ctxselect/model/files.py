@@ -1,4 +1,4 @@
-"""Output files written whole or not at all.
+"""Output files written whole or not at all, and small input files read whole under a cap.
 
 Writing is atomic: a temporary file next to the target (``NAME.<random>.tmp``, removed on every
 exit Python sees) is renamed over it when complete; a new file gets the mode the umask allows
@@ -8,6 +8,10 @@ the user may not write, or is a process's stream (``/dev/stdout``, ``/proc/self/
 :func:`output_target` checks a target before any work; :func:`open_atomic` writes it;
 :func:`write_jsonl` writes JSON lines through it. ``"-"`` (:data:`STDOUT`) names standard output for
 :func:`open_output` and :func:`write_jsonl`: written as UTF-8 as it goes (a stream is never atomic), and left open.
+
+:func:`read_small_file` reads a file that is read whole (a requirements file, a release-gate
+baseline) as UTF-8 text, refusing a path that is not a regular file (a FIFO would wait for a
+writer for ever, ``/dev/zero`` would be read until memory runs out) and one over its byte cap.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from typing import IO, Any, Iterable, Iterator, Mapping
 
 from ctxselect.errors import InputError
 
-__all__ = ["STDOUT", "is_stdout", "open_atomic", "open_output", "output_target", "write_jsonl"]
+__all__ = ["STDOUT", "is_stdout", "open_atomic", "open_output", "output_target", "read_small_file", "write_jsonl"]
 
 #: The name of standard output for an output file.
 STDOUT = "-"
@@ -219,3 +223,53 @@ def write_jsonl(path: str | os.PathLike, rows: Iterable[Mapping[str, Any]]) -> i
             count += 1
     return count
 
+
+
+def read_small_file(path: str | os.PathLike, *, limit: int, what: str, option: str, expected: str) -> str:
+    """A file read whole as UTF-8 text (a byte-order mark at its start dropped), at most ``limit`` bytes.
+
+    Parameters
+    ----------
+    path : str or path-like
+    limit : int
+        The most bytes taken; a larger file is refused, not read whole.
+    what : str
+        What the file is, for messages ("requirements file", "baseline").
+    option : str
+        The option that named the file (``--requirements``), named by every error.
+    expected : str
+        What a valid path names, for the error on one that is not a regular file.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    InputError
+        Naming the file and ``option``: a path that is not a regular file (refused before it is
+        opened: a FIFO, a device, a folder), a file that cannot be opened or read, one larger than
+        ``limit`` bytes, or bytes that are not UTF-8 text (with the line of the first bad byte).
+    """
+    name = str(path)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        regular = stat.S_ISREG(os.stat(path).st_mode)  # before opening: opening a FIFO waits for a writer
+        if regular:
+            with os.fdopen(os.open(path, flags), "rb") as handle:  # O_NONBLOCK: a FIFO swapped in never blocks
+                regular = stat.S_ISREG(os.fstat(handle.fileno()).st_mode)
+                raw = handle.read(limit + 1) if regular else b""
+    except OSError as err:
+        raise InputError(file=name, field=option, message=f"cannot open {what}: {err.strerror or err}") from None
+    if not regular:
+        raise InputError(file=name, field=option, message="not a regular file", expected=expected)
+    if len(raw) > limit:
+        raise InputError(file=name, field=option, message=f"larger than {limit:,} bytes")
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = raw.count(b"\n", 0, err.start) + 1
+        raise InputError(file=name, line=line, field=option,
+                         message=f"not UTF-8 text (byte 0x{raw[err.start]:02x})") from None

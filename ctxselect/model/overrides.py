@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import stat
 import sys
 from typing import Any, Mapping
 
 from ctxselect.errors import InputError
+from ctxselect.model.files import read_small_file
 from ctxselect.model.io import Query, parse_json_text
 from ctxselect.model.requirements import Requirements
 
@@ -57,30 +57,16 @@ def read_requirements_file(path: str | os.PathLike) -> dict[str, Any]:
     InputError
         Naming the file: another extension, a file that cannot be read, bytes that are not UTF-8
         text, malformed TOML or JSON (with its line), or a value that is not an object; a path that is
-        not a regular file (a device, a FIFO, a folder) or larger than :data:`MAX_REQUIREMENTS_BYTES`.
+        not a regular file (a device, a FIFO, a folder) or larger than :data:`MAX_REQUIREMENTS_BYTES`
+        (:func:`ctxselect.model.files.read_small_file`).
     """
     name = str(path)
     kind = os.path.splitext(name)[1].lower()
     if kind not in (".toml", ".json"):
         raise InputError(file=name, field="--requirements", message="unknown kind of requirements file",
                          expected="a .toml or .json file")
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):  # /dev/zero would be read without end, a FIFO wait for ever
-            raise InputError(file=name, field="--requirements", message="not a regular file",
-                             expected="a .toml or .json file")
-        with open(path, "rb") as handle:
-            raw = handle.read(MAX_REQUIREMENTS_BYTES + 1)
-    except OSError as err:
-        raise InputError(file=name, message=f"cannot open requirements file: {err.strerror or err}") from None
-    if len(raw) > MAX_REQUIREMENTS_BYTES:
-        raise InputError(file=name, field="--requirements", message=f"larger than {MAX_REQUIREMENTS_BYTES:,} bytes")
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        line = raw.count(b"\n", 0, err.start) + 1
-        raise InputError(file=name, line=line, message=f"not UTF-8 text (byte 0x{raw[err.start]:02x})") from None
+    text = read_small_file(path, limit=MAX_REQUIREMENTS_BYTES, what="requirements file", option="--requirements",
+                           expected="a .toml or .json file")
     try:
         data = _toml_loads(text) if kind == ".toml" else parse_json_text(text)
     except ValueError as err:

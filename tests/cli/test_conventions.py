@@ -219,7 +219,8 @@ def test_select_and_inspect_take_the_requirements_in_order_of_precedence(tmp_pat
 def test_bad_requirements_files_are_one_line_before_any_work(tmp_path):
     latin = tmp_path / "req.toml"
     latin.write_bytes(b'token_budget = 5\nnow = "caf\xe9"\n')
-    one_line_error(run("select", EXAMPLE, "--requirements", latin), "req.toml, line 2: not UTF-8 text (byte 0xe9)")
+    one_line_error(run("select", EXAMPLE, "--requirements", latin),
+                   "req.toml, line 2, field '--requirements': not UTF-8 text (byte 0xe9)")
     unknown = tmp_path / "r.json"
     unknown.write_text('{"bogus": 1}')
     one_line_error(run("inspect", EXAMPLE, "--requirements", unknown), "field 'requirements.bogus': unknown requirement")

@@ -264,3 +264,41 @@ def test_malformed_baseline_json_names_its_line_and_column(tmp_path):
         rg.load_result(path)
     assert str(err.value) == (f"{path}, line 3, field '--baseline': malformed JSON at column 17 (Expecting value); "
                               "expected the output of ctxselect bench --json")
+
+
+def test_a_baseline_that_is_no_regular_file_is_refused_before_it_is_read(tmp_path, monkeypatch):
+    """`--baseline` at a FIFO waited for a writer for ever, at /dev/zero read until memory ran out
+    (the requirements file had the check; both now read through model.files.read_small_file)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    fifo = tmp_path / "base.json"
+    os.mkfifo(fifo)
+    code = "import sys; from ctxselect.evaluate.regression import load_result; load_result(sys.argv[1])"
+    root = str(Path(__file__).resolve().parents[2])
+    done = subprocess.run([sys.executable, "-c", code, str(fifo)], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": root})  # a hang is a TimeoutExpired, not a stuck run
+    assert done.stderr.strip().endswith(f"InputError: {fifo}, field '--baseline': not a regular file; expected a "
+                                        "bench result file (ctxselect bench --json)"), done.stderr
+    zero = tmp_path / "zero.json"
+    zero.symlink_to("/dev/zero")
+    monkeypatch.setattr(rg, "MAX_BASELINE_BYTES", 100)  # before the check, /dev/zero hit this cap (or memory)
+    for path in (zero, tmp_path):
+        with pytest.raises(ctxselect.InputError, match=r"field '--baseline': not a regular file"):
+            rg.load_result(path)
+    big = tmp_path / "big.json"
+    big.write_text('{"methods": [], "records": []}' + " " * 100)
+    with pytest.raises(ctxselect.InputError, match=r"big\.json, field '--baseline': larger than 100 bytes$"):
+        rg.load_result(big)
+    with pytest.raises(ctxselect.InputError, match=r"none\.json, field '--baseline': cannot open baseline: No such"):
+        rg.load_result(tmp_path / "none.json")
+    bom = tmp_path / "bom.json"
+    bom.write_bytes(b'\xef\xbb\xbf{"methods": [], "records": []}')
+    assert rg.load_result(bom) == {"methods": [], "records": []}
+    latin = tmp_path / "latin.json"
+    latin.write_bytes(b'{"methods": [],\n "records": [], "x": "caf\xe9"}')
+    with pytest.raises(ctxselect.InputError, match=r"latin\.json, line 2, field '--baseline': not UTF-8 text \(byte "
+                                                   r"0xe9\)$"):
+        rg.load_result(latin)

@@ -352,3 +352,24 @@ def test_the_cli_refuses_another_users_file_as_that_user():
         assert theirs.read_text() == "not yours\n" and os.stat(theirs).st_uid == os.geteuid()
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_read_small_file_refuses_what_is_not_a_regular_file_before_opening_it(tmp_path, monkeypatch):
+    """The one reader of small input files (requirements, baselines): a FIFO is refused without
+    being opened (opening it would wait for a writer), as are a device and a folder."""
+    from ctxselect.model.files import read_small_file
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    opened = []
+    real_open = os.open
+    monkeypatch.setattr(os, "open", lambda *a, **k: opened.append(a[0]) or real_open(*a, **k))
+    for path in (fifo, "/dev/zero", tmp_path):
+        with pytest.raises(InputError, match=r"field '--x': not a regular file; expected a text file$"):
+            read_small_file(path, limit=10, what="x file", option="--x", expected="a text file")
+    assert opened == []
+    text = tmp_path / "t.txt"
+    text.write_bytes(b"\xef\xbb\xbfcaf\xc3\xa9")
+    assert read_small_file(text, limit=10, what="x file", option="--x", expected="a text file") == "café"
+    with pytest.raises(InputError, match=r"t\.txt, field '--x': larger than 5 bytes$"):
+        read_small_file(text, limit=5, what="x file", option="--x", expected="a text file")

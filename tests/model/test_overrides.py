@@ -68,7 +68,8 @@ def test_no_override_is_the_query_itself():
 
 
 @pytest.mark.parametrize("name,content,message", [
-    ("req.toml", b"token_budget = 5\nnow = \"caf\xe9\"\n", "req.toml, line 2: not UTF-8 text (byte 0xe9)"),
+    ("req.toml", b"token_budget = 5\nnow = \"caf\xe9\"\n",
+     "req.toml, line 2, field '--requirements': not UTF-8 text (byte 0xe9)"),
     ("req.toml", b"token_budget = \n", "req.toml: malformed TOML (Invalid value (at line 1, column 16))"),
     ("req.json", b'{"token_budget": 5,\n "token_budget": 6}', "req.json: duplicate key 'token_budget'"),
     ("req.json", b'{"token_budget": NaN}', "req.json: malformed JSON (NaN is not valid JSON)"),
@@ -88,7 +89,7 @@ def test_bad_requirements_files_are_located(tmp_path, name, content, message):
 
 
 def test_a_missing_file_and_a_byte_order_mark(tmp_path):
-    with pytest.raises(InputError, match="none.toml: cannot open requirements file: No such file"):
+    with pytest.raises(InputError, match="none.toml, field '--requirements': cannot open requirements file: No such"):
         read_requirements_file(tmp_path / "none.toml")
     path = tmp_path / "bom.json"
     path.write_bytes(b'\xef\xbb\xbf{"token_budget": 5}')
