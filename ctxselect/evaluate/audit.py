@@ -123,11 +123,10 @@ def _check_match(match: Any, in_context: bool) -> None:
 
 
 def _check_trace(items: list[AuditChunk]) -> None:
-    """Refuse what no real trace holds: one chunk id twice, two in-context chunks at one position
-    (the burial penalty reads their order) and a position on a chunk not in context (0, RAGScope's
-    placeholder there, is taken as no position)."""
+    """Refuse what no real trace holds: one chunk id twice, and a position on a chunk not in context
+    (0, RAGScope's placeholder there, is taken as no position). Two in-context chunks at one position
+    are scored as RAGScope scores them (two of its 109 reference vectors tie at 0)."""
     first: dict[str, int] = {}
-    placed: dict[int, str] = {}
     for k, c in enumerate(items):
         if c.id in first:
             raise InputError(candidate_id=c.id, field="id",
@@ -142,12 +141,6 @@ def _check_trace(items: list[AuditChunk]) -> None:
                              message="a position for a chunk not in context",
                              expected="null (or 0, RAGScope's placeholder) when in_context is false",
                              found=position)
-        if c.in_context:
-            if position in placed:
-                raise InputError(candidate_id=c.id, field="context_position",
-                                 message=f"in-context chunk {placed[position]!r} holds position {position} too",
-                                 expected="one in-context chunk per position")
-            placed[position] = c.id
 
 
 @dataclass(frozen=True)
@@ -272,8 +265,9 @@ def audit(chunks: Iterable[AuditChunk | TracedChunk | Mapping[str, Any]]) -> Aud
     ------
     InputError
         Naming the chunk (id, else index) and the field: a key outside :data:`CHUNK_KEYS`, a
-        mistyped value, a chunk id given twice, two in-context chunks at one ``context_position``,
-        or a position (other than RAGScope's placeholder 0) on a chunk not in context.
+        mistyped value, a chunk id given twice, or a position (other than RAGScope's placeholder 0)
+        on a chunk not in context. In-context chunks that share a position are scored as RAGScope
+        scores them (its reference vectors hold two such traces).
     """
     items = []
     for k, c in enumerate(chunks):
