@@ -224,7 +224,6 @@ def write_jsonl(path: str | os.PathLike, rows: Iterable[Mapping[str, Any]]) -> i
     return count
 
 
-
 def read_small_file(path: str | os.PathLike, *, limit: int, what: str, option: str, expected: str) -> str:
     """A file read whole as UTF-8 text (a byte-order mark at its start dropped), at most ``limit`` bytes.
 
