@@ -59,7 +59,10 @@ def _bench_dask(dumps, names, budget, budget_scale, jobs, options, by, scheduler
     if scheduler is not None and workers is not None:
         raise InputError(field="--workers", message="the cluster at --scheduler has its own workers",
                          expected="--workers or --scheduler, not both")
-    from ctxselect.evaluate.distributed import run_bench_dask
+    from ctxselect.evaluate.distributed import check_scheduler, run_bench_dask
+
+    if scheduler is not None:
+        check_scheduler(scheduler, "--scheduler")  # before dask is imported or any client made
 
     console = Console(stderr=True)
     with Progress(TextColumn("bench (dask)"), BarColumn(), TextColumn("{task.fields[queries]} queries"),

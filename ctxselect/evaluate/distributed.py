@@ -21,9 +21,11 @@ latency it measures (as the local run warms up in its own process).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import os
+import re
 import uuid
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
@@ -39,7 +41,8 @@ from ctxselect.model.io import Query
 from ctxselect.model.partitions import READERS, Partition, split_file
 from ctxselect.selection.solvers.registry import Method
 
-__all__ = ["run_bench_dask", "partition_target", "local_cluster", "PartResult", "run_partition"]
+__all__ = ["run_bench_dask", "partition_target", "local_cluster", "PartResult", "run_partition",
+           "check_scheduler"]
 
 #: Partitions per worker the client aims at (more than one, so a slow partition is not the tail),
 #: and the bounds of a partition's size in bytes.
@@ -116,6 +119,60 @@ def _dask():
         raise InputError(field="--engine", message="the dask engine needs dask.distributed",
                          expected="pip install 'ctxselect[dask]'") from None
     return distributed
+
+
+#: The schemes of a scheduler address (Dask's transports but ``inproc``, which is one process's own).
+SCHEDULER_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
+_ADDRESS = re.compile(r"(?:(?P<scheme>[a-z]+)://)?(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):(?P<port>[0-9]{1,5})",
+                      re.ASCII)
+
+
+def check_scheduler(address: str, field: str = "scheduler") -> str:
+    """``address`` if it is a Dask scheduler address, ``[SCHEME://]HOST:PORT``, checked before any client
+    is made (Dask parses an empty or port-less address only once its client has started, and that
+    half-made client then waits 40 s at exit and prints a traceback).
+
+    Raises
+    ------
+    InputError
+        Naming ``field``: not a string, empty, blank or holding whitespace, no port, a port outside
+        1-65535, a path after the port, or a scheme not in :data:`SCHEDULER_SCHEMES`.
+    """
+    if not isinstance(address, str):
+        raise InputError(field=field, expected="a Dask scheduler address (str)", found=type(address).__name__)
+    match = _ADDRESS.fullmatch(address)
+    if (match is None or (match["scheme"] or "tcp") not in SCHEDULER_SCHEMES
+            or not 1 <= int(match["port"]) <= 65535):
+        raise InputError(field=field, message="not a Dask scheduler address",
+                         expected=f"[SCHEME://]HOST:PORT with a port from 1 to 65535 and a scheme of "
+                                  f"{', '.join(SCHEDULER_SCHEMES)} (e.g. tcp://scheduler:8786)",
+                         found=address, has_found=True)
+    return address
+
+
+def _client(distributed, target, address: str | None):
+    """A client of ``target`` (the local cluster, or the scheduler's address); whatever its
+    constructor raises is one InputError, and a client it left half made is closed first (Dask
+    keeps it, and at exit its ``__del__`` waits 40 s for a loop that is gone and prints a traceback)."""
+    made = []
+
+    class Client(distributed.Client):
+        def start(self, **kwargs):
+            made.append(self)  # the client, before anything its start may raise
+            return super().start(**kwargs)
+
+    try:
+        return Client(target, timeout="20s", set_as_default=False)
+    except BaseException as err:
+        for client in made:
+            with contextlib.suppress(Exception):  # the error that matters is the constructor's
+                client.close(timeout=5)
+        if not isinstance(err, Exception):
+            raise  # KeyboardInterrupt, SystemExit: as they came, with the client closed
+        where = "the local cluster" if address is None else f"the Dask scheduler at {address}"
+        raise InputError(field="--scheduler" if address is not None else "--engine",
+                         message=f"cannot connect to {where} ({type(err).__name__}: {' '.join(str(err).split())})"
+                         ) from None
 
 
 def local_cluster(workers: int):
@@ -239,10 +296,13 @@ def run_bench_dask(
     Raises
     ------
     InputError
-        The first error the local run would raise (file, line, query, field), an unreachable
-        scheduler, or a missing dask (naming the ``dask`` extra).
+        The first error the local run would raise (file, line, query, field), a scheduler that is
+        no address (:func:`check_scheduler`, before any client is made) or cannot be reached (the
+        client closed first), or a missing dask (naming the ``dask`` extra).
     """
     names, by, metrics = bench_options(methods, budget, budget_scale, by, depths, paraphrases, relevance_alert)
+    if scheduler is not None:
+        check_scheduler(scheduler)
     if workers is not None:
         checks.integer(workers, "workers", low=1)
     if partition_bytes is not None:
@@ -252,13 +312,7 @@ def run_bench_dask(
     if scheduler is None:
         cluster = local_cluster(workers or os.cpu_count() or 1)
     try:
-        try:
-            client = distributed.Client(cluster if cluster is not None else scheduler, timeout="20s",
-                                        set_as_default=False)
-        except (OSError, TimeoutError, ValueError) as err:
-            raise InputError(field="--scheduler", message=f"cannot connect to the Dask scheduler at {scheduler} "
-                             f"({type(err).__name__}: {err})") from None
-        with client:
+        with _client(distributed, cluster if cluster is not None else scheduler, scheduler) as client:
             count = workers or sum(client.nthreads().values()) or 1
             merger = _run(client, distributed, _split(dumps, partition_bytes, count), names,
                           dict(select_options or {}), by, budget, budget_scale, progress, metrics)

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import random
 import subprocess
 import sys
+import time
 
 import pytest
 from typer.testing import CliRunner
@@ -19,9 +21,9 @@ from typer.testing import CliRunner
 from ctxselect.cli.core import app
 from ctxselect.errors import InputError
 from ctxselect.evaluate.bench import run_bench
-from ctxselect.evaluate.distributed import _Merger, _split, run_partition
+from ctxselect.evaluate.distributed import _Merger, _split, run_bench_dask, run_partition
 from ctxselect.model.io import read_dump
-from tests.conftest import EXAMPLES
+from tests.conftest import EXAMPLES, ROOT
 
 runner = CliRunner()
 EXAMPLE = str(EXAMPLES / "support_desk.jsonl")
@@ -124,6 +126,48 @@ def test_engine_options_that_do_not_go_together():
     for args, fragment in cases:
         result = runner.invoke(app, ["bench", EXAMPLE, *args])
         assert result.exit_code == 2 and fragment in result.stderr and result.stderr.count("\n") == 1, result.stderr
+
+
+def test_a_scheduler_that_is_no_address_is_one_line_before_any_client(monkeypatch):
+    """--scheduler '' was Dask's ValueError after a client had started: one line, then at exit a
+    40 s wait and a TimeoutError traceback from the half-made client's __del__."""
+    made = []
+
+    class NoClient:
+        def Client(self, *args, **kwargs):  # noqa: N802 - distributed.Client's name
+            made.append(args)
+            raise AssertionError("a client was made")
+
+    monkeypatch.setattr("ctxselect.evaluate.distributed._dask", NoClient)
+    for address in ("", " ", " tcp://h:8786", "tcp://h", "scheduler", "tcp://h:0", "tcp://h:99999", "tcp://h:1x",
+                    "tcp://h:8786/path", "tcp://a b:8786", "foo://h:8786", "inproc://h:8786", "tcp://h:８７８６"):
+        result = runner.invoke(app, ["bench", EXAMPLE, "--engine", "dask", "--scheduler", address])
+        assert result.exit_code == 2 and result.stderr.count("\n") == 1, (address, result.output)
+        assert result.stderr.startswith("ctxselect: error: field '--scheduler': not a Dask scheduler address; "
+                                        "expected [SCHEME://]HOST:PORT with a port from 1 to 65535"), result.stderr
+    assert made == []
+    from ctxselect.evaluate.distributed import check_scheduler
+
+    for address in ("tcp://scheduler:8786", "scheduler:8786", "tcp://10.0.0.2:1", "tcp://[::1]:65535", "tls://h:8786"):
+        assert check_scheduler(address) == address
+    with pytest.raises(InputError, match="field 'scheduler': not a Dask scheduler address"):
+        run_bench_dask([EXAMPLE], ["greedy"], scheduler="")
+    assert made == []
+
+
+@pytest.mark.parametrize("address", ["", "tls://127.0.0.1:1"])
+def test_a_bad_scheduler_leaves_no_traceback_at_exit(address):
+    """The whole process: one line and exit 2, at once. '' is refused before any client; tls://
+    without a TLS configuration fails in the client's constructor (a TypeError), whose half-made
+    client is closed (before: the TypeError's traceback, then 40 s and a second one at exit)."""
+    pytest.importorskip("distributed")
+    started = time.monotonic()
+    out = subprocess.run([sys.executable, "-m", "ctxselect", "bench", EXAMPLE, "--methods", "greedy", "--engine",
+                          "dask", "--scheduler", address], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
+    assert out.stderr.startswith("ctxselect: error: field '--scheduler': "), out.stderr
+    assert time.monotonic() - started < 20
 
 
 def test_the_core_never_imports_dask():
