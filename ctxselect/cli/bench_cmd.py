@@ -59,10 +59,12 @@ def _bench_dask(dumps, names, budget, budget_scale, jobs, options, by, scheduler
     if scheduler is not None and workers is not None:
         raise InputError(field="--workers", message="the cluster at --scheduler has its own workers",
                          expected="--workers or --scheduler, not both")
-    from ctxselect.evaluate.distributed import check_scheduler, run_bench_dask
+    from ctxselect.evaluate.distributed import check_scheduler, check_workers, run_bench_dask
 
     if scheduler is not None:
         check_scheduler(scheduler, "--scheduler")  # before dask is imported or any client made
+    if workers is not None:
+        check_workers(workers, "--workers")  # before any cluster: at most twice the CPU count
 
     console = Console(stderr=True)
     with Progress(TextColumn("bench (dask)"), BarColumn(), TextColumn("{task.fields[queries]} queries"),
@@ -306,7 +308,7 @@ def bench_command(
         help="With --engine dask: a running scheduler's address (default: a local cluster).", show_default=False)] = None,
     workers: Annotated[int | None, typer.Option(
         min=1, help="With --engine dask: worker processes of the local cluster (one thread each; default: the CPU "
-                    "count).", show_default=False)] = None,
+                    "count; at most twice the CPU count).", show_default=False)] = None,
 ) -> None:
     """Replay dumps through the selectors and compare them side by side.
 

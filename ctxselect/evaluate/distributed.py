@@ -42,7 +42,7 @@ from ctxselect.model.partitions import READERS, Partition, split_file
 from ctxselect.selection.solvers.registry import Method
 
 __all__ = ["run_bench_dask", "partition_target", "local_cluster", "PartResult", "run_partition",
-           "check_scheduler"]
+           "check_scheduler", "check_workers", "max_local_workers"]
 
 #: Partitions per worker the client aims at (more than one, so a slow partition is not the tail),
 #: and the bounds of a partition's size in bytes.
@@ -175,6 +175,33 @@ def _client(distributed, target, address: str | None):
                          ) from None
 
 
+def max_local_workers() -> int:
+    """The most worker processes a local cluster may have: twice the CPU count.
+
+    A worker is a process of one thread that loads the kernels and holds its partition; past the
+    cores they only pre-empt one another (docs/dask.md: 4 workers on 2 cores were slower than 2),
+    and dozens on a small machine time out at shutdown (a review's 64 on 2 cores: 36 tracebacks). Twice
+    the cores still lets that oversubscription be measured (benchmarks/dask_throughput.py runs 4 on 2)."""
+    return 2 * (os.cpu_count() or 1)
+
+
+def check_workers(workers: int, field: str = "workers") -> int:
+    """``workers`` if it is an integer from 1 to :func:`max_local_workers` (a local cluster's size).
+
+    Raises
+    ------
+    InputError
+        Naming ``field``, the bound and this machine's CPU count.
+    """
+    workers = checks.integer(workers, field, low=1)
+    most = max_local_workers()
+    if workers > most:
+        raise InputError(field=field, message=f"a local cluster runs at most {most} worker processes here "
+                         f"(twice the {os.cpu_count() or 1} CPUs)", expected=f"an integer from 1 to {most}",
+                         found=workers)
+    return workers
+
+
 def local_cluster(workers: int):
     """A LocalCluster of ``workers`` worker processes with one thread each and no dashboard.
 
@@ -287,7 +314,8 @@ def run_bench_dask(
         As :func:`~ctxselect.evaluate.bench.run_bench`.
     scheduler : str, optional
         The address of a running Dask scheduler (``tcp://host:8786``); by default a
-        :func:`local_cluster` of ``workers`` processes (the CPU count when None), closed at the end.
+        :func:`local_cluster` of ``workers`` processes (the CPU count when None, at most
+        :func:`max_local_workers`), closed at the end.
     partition_bytes : int, optional
         Bytes per partition (default :func:`partition_target`).
     progress : callable, optional
@@ -304,7 +332,9 @@ def run_bench_dask(
     if scheduler is not None:
         check_scheduler(scheduler)
     if workers is not None:
-        checks.integer(workers, "workers", low=1)
+        checks.integer(workers, "workers", low=1)  # the partitions' count with a scheduler; else the cluster's size
+        if scheduler is None:
+            check_workers(workers)
     if partition_bytes is not None:
         checks.integer(partition_bytes, "partition_bytes", low=1)
     distributed = _dask()

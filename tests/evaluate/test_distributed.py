@@ -170,6 +170,32 @@ def test_a_bad_scheduler_leaves_no_traceback_at_exit(address):
     assert time.monotonic() - started < 20
 
 
+def test_workers_beyond_twice_the_cpus_are_refused_before_any_cluster(monkeypatch):
+    """--workers had no upper bound: 64 local workers on 2 cores started 64 processes, and their
+    shutdown printed 36 tracebacks on a run that exited 0. Now at most twice the CPU count."""
+    made = []
+
+    def no_cluster(workers):
+        made.append(workers)
+        raise AssertionError("a cluster was made")
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr("ctxselect.evaluate.distributed.local_cluster", no_cluster)
+    for value in ("5", "64", "1000000"):
+        result = runner.invoke(app, ["bench", EXAMPLE, "--engine", "dask", "--workers", value])
+        assert result.exit_code == 2, result.output
+        assert result.stderr == ("ctxselect: error: field '--workers': a local cluster runs at most 4 worker processes "
+                                 f"here (twice the 2 CPUs); expected an integer from 1 to 4, found {value}\n")
+    with pytest.raises(InputError, match="field 'workers': a local cluster runs at most 4"):
+        run_bench_dask([EXAMPLE], ["greedy"], workers=5)
+    assert made == []
+    from ctxselect.evaluate.distributed import check_workers, max_local_workers
+
+    assert max_local_workers() == 4 and [check_workers(n) for n in (1, 4)] == [1, 4]
+    result = runner.invoke(app, ["bench", EXAMPLE, "--engine", "dask", "--workers", "0"])
+    assert result.exit_code == 2 and "Invalid value for '--workers'" in result.stderr
+
+
 def test_the_core_never_imports_dask():
     probe = ("import sys, ctxselect, ctxselect.cli, ctxselect.evaluate.distributed, ctxselect.model.partitions\n"
              "from ctxselect.model.io import read_dump\n"
