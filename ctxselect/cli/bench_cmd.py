@@ -266,10 +266,10 @@ def bench_command(
                                                 show_default=False)],
     methods: Annotated[str, typer.Option(help="Comma-separated methods to compare.")] = "greedy,topk,density,mmr,optimal",
     budget: Annotated[int | None, typer.Option(min=1, help="Use this token budget for every query.")] = None,
-    budget_scale: Annotated[float | None, typer.Option(min=0.0, callback=_finite,
+    budget_scale: Annotated[float | None, typer.Option(**_finite(0.0),
                                                        help="Scale every query's budget.")] = None,
     jobs: Annotated[int, typer.Option(min=1, help="Worker processes.")] = 1,
-    time_limit: Annotated[float, typer.Option(min=0.001, callback=_finite,
+    time_limit: Annotated[float, typer.Option(**_finite(0.001),
                                                help="Seconds per query for the optimizer's whole call (packing, signals, solve, report).")] = 1.0,
     as_json: JsonFlag = False,
     plot: Annotated[Path | None, typer.Option(help="Write a PNG: quality against latency, metric bars.")] = None,
@@ -291,7 +291,7 @@ def bench_command(
     paraphrases: Annotated[Paraphrases, typer.Option(
         help="Self-consistency: the dump's `paraphrases` (dump), else the built-in perturbations too (builtin), "
              "or none. Each paraphrase costs one more selection per method.")] = Paraphrases.DUMP,
-    relevance_alert: Annotated[float, typer.Option(min=0, max=1, callback=_finite,
+    relevance_alert: Annotated[float, typer.Option(**_finite(0, 1),
                                                    help="Alert when a selection's weighted relevance is below this "
                                                         "(article 001: aim for 0.7+).")] = ALERT_THRESHOLD,
     all_metrics: Annotated[bool, typer.Option("--all-metrics", help="Also print the articles' metrics table "

@@ -118,11 +118,27 @@ BudgetOption = Annotated[int | None, typer.Option(
 
 
 
-def _finite(value: float | None) -> float | None:
-    """Option callback: a float option must be a finite number (checked before any work)."""
-    if value is not None and not math.isfinite(value):
-        raise typer.BadParameter(f"expected a finite number, found {value}")
-    return value
+def _finite(low: float | None = None, high: float | None = None) -> dict[str, Any]:
+    """The ``callback`` and ``metavar`` of a float option: a finite number in [low, high] (either
+    bound optional), checked before any work: ``typer.Option(**_finite(0, 1), help=...)``.
+
+    The range is checked here, not with typer's ``min``/``max``: typer checks those first, so NaN
+    (which compares false) and -inf or inf were "should be >= 0" or "<= 1" where a finite number is
+    what is expected."""
+    if low is not None and high is not None:
+        expected, shown = f"a finite number in [{low:g}, {high:g}]", f"{low:g}<=x<={high:g}"
+    elif low is not None:
+        expected, shown = f"a finite number >= {low:g}", f"x>={low:g}"
+    else:
+        expected, shown = "a finite number", "finite"
+
+    def check(value: float | None) -> float | None:
+        if value is not None and not (math.isfinite(value) and (low is None or value >= low)
+                                      and (high is None or value <= high)):
+            raise typer.BadParameter(f"expected {expected}, found {value}")
+        return value
+
+    return {"callback": check, "metavar": f"<float> [{shown}]"}
 
 
 def _console(stderr: bool = False) -> Console:

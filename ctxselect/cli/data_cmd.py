@@ -49,26 +49,27 @@ def gen_command(
     queries: Annotated[int, typer.Option(min=1, max=_MOST)] = 20,
     candidates: Annotated[int, typer.Option(min=1, max=_MOST, help="Candidates per query.")] = 50,
     words_mean: Annotated[int, typer.Option(min=1, max=100_000, help="Mean words per chunk.")] = 80,
-    words_spread: Annotated[float, typer.Option(min=0, max=1, help="Std of words / mean.")] = 0.5,
+    words_spread: Annotated[float, typer.Option(**_finite(0, 1), help="Std of words / mean.")] = 0.5,
     sources: Annotated[int, typer.Option(min=1, max=100_000)] = 4,
-    source_skew: Annotated[float, typer.Option(min=0, callback=_finite, help="Zipf exponent of source shares.")] = 1.0,
+    source_skew: Annotated[float, typer.Option(**_finite(0), help="Zipf exponent of source shares.")] = 1.0,
     required_sources: Annotated[int, typer.Option(min=0)] = 2,
     aspects: Annotated[int, typer.Option(min=0, max=1_000, help="Required aspects per query.")] = 4,
-    gold_share: Annotated[float, typer.Option(min=0, max=1, help="Share of candidates that are gold.")] = 0.15,
-    duplicate_rate: Annotated[float, typer.Option(min=0, max=1)] = 0.08,
-    conflict_rate: Annotated[float, typer.Option(min=0, max=1, help="Chunks with a conflict field.")] = 0.08,
-    version_rate: Annotated[float, typer.Option(min=0, max=1, help="Chunks that are versions of a doc.")] = 0.08,
-    stale_rate: Annotated[float, typer.Option(min=0, max=1, help="Chunks past their validity window.")] = 0.1,
-    inadmissible_rate: Annotated[float, typer.Option(min=0, max=1)] = 0.05,
-    budget_factor: Annotated[float, typer.Option(min=0.01, callback=_finite,
+    gold_share: Annotated[float, typer.Option(**_finite(0, 1), help="Share of candidates that are gold.")] = 0.15,
+    duplicate_rate: Annotated[float, typer.Option(**_finite(0, 1))] = 0.08,
+    conflict_rate: Annotated[float, typer.Option(**_finite(0, 1), help="Chunks with a conflict field.")] = 0.08,
+    version_rate: Annotated[float, typer.Option(**_finite(0, 1), help="Chunks that are versions of a doc.")] = 0.08,
+    stale_rate: Annotated[float, typer.Option(**_finite(0, 1), help="Chunks past their validity window.")] = 0.1,
+    inadmissible_rate: Annotated[float, typer.Option(**_finite(0, 1))] = 0.05,
+    budget_factor: Annotated[float, typer.Option(**_finite(0.01),
                                                  help="Budget = factor x gold tokens.")] = 1.5,
     embedding_dim: Annotated[int, typer.Option(min=0, max=16_384, help="0: no embeddings.")] = 0,
-    planted_rate: Annotated[float, typer.Option(min=0, max=1, help="Queries with a planted conflicting fact.")] = 0.0,
-    planted_majority_rate: Annotated[float, typer.Option(min=0, max=1, help="Share of plants where the false "
-                                                                           "value is the majority.")] = 0.0,
+    planted_rate: Annotated[float, typer.Option(**_finite(0, 1),
+                                                help="Queries with a planted conflicting fact.")] = 0.0,
+    planted_majority_rate: Annotated[float, typer.Option(**_finite(0, 1), help="Share of plants where the false "
+                                                                               "value is the majority.")] = 0.0,
     planted_true_copies: Annotated[int, typer.Option(min=1, help="Chunks stating the true value.")] = 2,
-    planted_favour_false: Annotated[float, typer.Option(min=0, max=1, help="Share of plants whose false "
-                                                                          "side is more relevant.")] = 0.5,
+    planted_favour_false: Annotated[float, typer.Option(**_finite(0, 1), help="Share of plants whose false "
+                                                                              "side is more relevant.")] = 0.5,
     seed: Annotated[int, typer.Option(min=0)] = 0,
     example: Annotated[str | None, typer.Option(
         show_default=False, help="Write a bundled example dump instead (" + ", ".join(EXAMPLES) +
@@ -189,7 +190,7 @@ def audit_command(
     fuzzy: Annotated[bool, typer.Option("--fuzzy", help="Also count chunks the assembler reformatted "
                                         "(normalised or rapidfuzz match; never one whose numbers differ from "
                                         "the prompt's). Default: RAGScope's exact substring rule.")] = False,
-    fuzzy_threshold: Annotated[float | None, typer.Option(min=0, max=100, callback=_finite, show_default=False,
+    fuzzy_threshold: Annotated[float | None, typer.Option(**_finite(0, 100), show_default=False,
                                                           help="rapidfuzz partial_ratio for --fuzzy [default: 90]")] = None,
     fail_on: Annotated[FailOn, typer.Option(help="Exit 1 when a trace's verdict is FAIL (fail), FAIL or WARN "
                                                  "(warn), or never.")] = FailOn.FAIL,
@@ -248,7 +249,7 @@ def ablate_command(
     method: Annotated[Method | None, typer.Option(help="Selection method for the full context "
                                                        "(default: optimal).", show_default=False)] = None,
     seed: Annotated[int, typer.Option(min=0, help="Seed of the shuffled variant.")] = 0,
-    time_limit: Annotated[float, typer.Option(min=0.001, callback=_finite,
+    time_limit: Annotated[float, typer.Option(**_finite(0.001),
                                                help="Seconds per query for the optimizer's whole call (packing, signals, solve, report).")] = 1.0,
     context: Annotated[AblateContext | None, typer.Option(
         help="The full context: the dump's own `selected` ids (selected) or a selector's (as --method).",

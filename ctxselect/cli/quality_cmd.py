@@ -108,7 +108,7 @@ def inspect_command(
     as_json: JsonFlag = False,
     requirements: RequirementsFile = None,
     budget: BudgetOption = None,
-    relevance_alert: Annotated[float, typer.Option(min=0, max=1, callback=_finite,
+    relevance_alert: Annotated[float, typer.Option(**_finite(0, 1),
                                                    help="Alert when a context's weighted relevance is below this "
                                                         "(article 001: aim for 0.7+).")] = ALERT_THRESHOLD,
     quiet: QuietFlag = False,

@@ -112,7 +112,7 @@ def select_command(
     method: Annotated[Method, typer.Option(help="Selection method.")] = Method.OPTIMAL,
     order: Annotated[Order, typer.Option(help="Assembly order of the selected chunks.")] = Order.EDGES,
     gate: Annotated[bool, typer.Option("--gate/--no-gate", help="Enforce the quality gate (optimal).")] = True,
-    time_limit: Annotated[float, typer.Option(min=0.001, callback=_finite,
+    time_limit: Annotated[float, typer.Option(**_finite(0.001),
                                                help="Seconds per query for the optimizer's whole call (packing, signals, solve, report).")] = 1.0,
     as_json: JsonFlag = False,
     out: Annotated[Path | None, typer.Option(help="Write the dump back with `selected` filled (whole or "
@@ -199,7 +199,7 @@ def compare_command(
     query: Annotated[str, typer.Option("--query", help="The query id.", show_default=False)],
     a: Annotated[Method, typer.Option("--a", help="First method.")] = Method.GREEDY,
     b: Annotated[Method, typer.Option("--b", help="Second method.")] = Method.OPTIMAL,
-    time_limit: Annotated[float, typer.Option(min=0.001, callback=_finite, help="Seconds for the optimizer.")] = 1.0,
+    time_limit: Annotated[float, typer.Option(**_finite(0.001), help="Seconds for the optimizer.")] = 1.0,
     as_json: JsonFlag = False,
     quiet: QuietFlag = False,
     verbose: VerboseFlag = 0,

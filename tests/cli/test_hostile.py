@@ -223,7 +223,7 @@ CASES: list[Case] = [
     Case("select --time-limit nan", lambda t: ["select", str(EXAMPLE), "--time-limit", "nan"], 2,
          err=("Invalid value for '--time-limit'",)),
     Case("select --time-limit inf", lambda t: ["select", str(EXAMPLE), "--time-limit", "inf"], 2,
-         err=("Invalid value for '--time-limit': expected a finite number, found inf",)),
+         err=("Invalid value for '--time-limit': expected a finite number >= 0.001, found inf",)),
     Case("select with an unknown option", lambda t: ["select", str(EXAMPLE), "--fast"], 2,
          err=("No such option: --fast",)),
     Case("select without its dump", lambda t: ["select"], 2, err=("Missing argument",)),
@@ -549,3 +549,35 @@ def test_a_check_made_after_reading_names_the_dump_and_the_query(tmp_path, comma
     assert result.exit_code == 2 and result.exception is None or isinstance(result.exception, SystemExit)
     assert (f"{dump}, query 'q2', candidate 'c2', field 'source': missing required field; expected a source "
             "name, since the requirements set required_sources") in result.output
+
+
+_RATE, _NOT_FINITE = "a finite number in [0, 1]", ("nan", "inf", "-inf")
+FLOAT_OPTIONS = [  # (command and its arguments, option, what is expected): every float option of the CLI
+    (["bench", str(EXAMPLE)], "--budget-scale", "a finite number >= 0"),
+    (["bench", str(EXAMPLE)], "--time-limit", "a finite number >= 0.001"),
+    (["bench", str(EXAMPLE)], "--relevance-alert", _RATE),
+    (["inspect", str(EXAMPLE)], "--relevance-alert", _RATE),
+    (["select", str(EXAMPLE)], "--time-limit", "a finite number >= 0.001"),
+    (["compare", str(EXAMPLE), "--query", "q"], "--time-limit", "a finite number >= 0.001"),
+    (["ablate", str(EXAMPLE), "--out", "{tmp}/v.jsonl"], "--time-limit", "a finite number >= 0.001"),
+    (["audit", str(EXAMPLE)], "--fuzzy-threshold", "a finite number in [0, 100]"),
+    (["gen", "{tmp}/g.jsonl"], "--source-skew", "a finite number >= 0"),
+    (["gen", "{tmp}/g.jsonl"], "--budget-factor", "a finite number >= 0.01"),
+    *[(["gen", "{tmp}/g.jsonl"], f"--{name}", _RATE)
+      for name in ("words-spread", "gold-share", "duplicate-rate", "conflict-rate", "version-rate", "stale-rate",
+                   "inadmissible-rate", "planted-rate", "planted-majority-rate", "planted-favour-false")],
+]
+
+
+@pytest.mark.parametrize("command, option, expected", FLOAT_OPTIONS, ids=[f"{c[0]} {o}" for c, o, _ in FLOAT_OPTIONS])
+def test_a_float_option_that_is_not_finite_says_a_finite_number_is_expected(tmp_path, command, option, expected):
+    # typer's min/max ran first: --budget-scale nan was "Input should be greater than or equal to 0",
+    # --relevance-alert inf "less than or equal to 1" (a helper's hostile hunt)
+    args = [part.format(tmp=tmp_path) for part in command]
+    name = args[0]
+    for value in _NOT_FINITE:
+        result = runner.invoke(app, [*args, option, value])
+        assert result.exit_code == 2, (value, result.output)
+        assert result.stderr == (f"ctxselect: error: Invalid value for '{option}': expected {expected}, found {value} "
+                                 f"(see 'ctxselect {name} --help')\n"), result.stderr
+    assert not list(tmp_path.iterdir())  # nothing written
