@@ -56,7 +56,7 @@ _EXPORTS = {
     "ContextSelector": "ctxselect.selection.selector",
     "select": "ctxselect.selection.api",
     "warm_up": "ctxselect.selection.warmup",
-    "ObjectiveWeights": "ctxselect.selection.problem",
+    "ObjectiveWeights": "ctxselect.model.weights",
     "score": "ctxselect.selection.problem",
     "Method": "ctxselect.selection.solvers.registry",
     "Order": "ctxselect.selection.solvers.registry",
@@ -100,6 +100,7 @@ if TYPE_CHECKING:  # the eager imports, for type checkers and IDEs
         get_token_counter,
         set_token_counter,
     )
+    from ctxselect.model.weights import ObjectiveWeights
     from ctxselect.packing import PackedCandidates, pack
     from ctxselect.quality.gate import GateFailure
     from ctxselect.quality.report import QualityReport, inspect
@@ -108,7 +109,7 @@ if TYPE_CHECKING:  # the eager imports, for type checkers and IDEs
     from ctxselect.selection.api import Selection, select
     from ctxselect.selection.warmup import warm_up
     from ctxselect.selection.selector import ContextSelector
-    from ctxselect.selection.problem import ObjectiveWeights, score
+    from ctxselect.selection.problem import score
     from ctxselect.selection.solvers.registry import Method, Order
 
 __version__ = "0.1.0"

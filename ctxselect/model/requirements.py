@@ -16,6 +16,7 @@ from ctxselect.errors import InputError
 from ctxselect.model import validation as checks
 from ctxselect.model.candidate import RESERVED_KEYS
 from ctxselect.model.times import epoch_now, to_epoch_seconds
+from ctxselect.model.weights import ObjectiveWeights
 
 __all__ = ["GateThresholds", "Requirements", "REQUIREMENT_PARAMETERS", "GATE_PARAMETERS"]
 
@@ -152,8 +153,11 @@ def _now(value: Any, name: str) -> float | None:
 
 
 def _weights(value: Any, name: str) -> dict[str, float]:
+    """The weights given (the others keep select()'s defaults), checked by the check select() runs:
+    an unknown name is refused here, where the dump line or the requirements file is known."""
     checks.mapping(value, name, "an object of objective weights")
-    return {k: checks.number(v, f"{name}.{k}", low=0.0, high=checks.MAX_WEIGHT) for k, v in value.items()}
+    given = ObjectiveWeights.from_mapping(value)
+    return {k: getattr(given, k) for k in value}
 
 
 # name -> (validator, default, meaning)

@@ -19,18 +19,16 @@ query by :func:`build_problem`: the values, the pair penalties, and the hard con
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import Any, Mapping
 
 import numpy as np
 
 from ctxselect._config import SIMILARITY_EPSILON, TOLERANCE
-from ctxselect.errors import InputError
 from ctxselect.features.contradictions.fields import field_pairs, union_contradictions
 from ctxselect.features.pairs import ConflictKind, ContradictionPairs, Signals
 from ctxselect.kernels.greedy import _gains
-from ctxselect.model import validation as checks
+from ctxselect.model.weights import ObjectiveWeights
 from ctxselect.packing import PackedCandidates
 from ctxselect.selection.corroboration import OnUnresolved
 from ctxselect.selection.eligibility import eligibility
@@ -38,75 +36,6 @@ from ctxselect.selection.value import ChunkValues, chunk_values
 
 __all__ = ["ObjectiveWeights", "Problem", "adjacency", "agreement_covered", "build_problem", "capacity",
            "marginal_gains", "score"]
-
-
-@dataclass(frozen=True)
-class ObjectiveWeights:
-    """Weights of the objective's terms (all ≥ 0).
-
-    Attributes
-    ----------
-    relevance : float
-        w_rel, on relevance × freshness of each selected chunk.
-    coverage : float
-        w_cov, on the weighted share of required aspects covered (a full cover adds w_cov).
-    redundancy : float
-        w_red, on the similarity of each selected redundant pair.
-    contradiction : float
-        w_con, on the severity of each selected conflicting pair.
-    tokens : float
-        w_tok, on the share of the budget used.
-    sharpen : float
-        Exponent p on relevance (r^p): above 1, weak chunks count for less.
-    query_coverage : float
-        On the IDF-weighted share of the question's terms covered (needs ``query``).
-    expansion, title_link, time_match, source_match : float
-        On each chunk's query signals (:mod:`ctxselect.features.query_terms`; need ``query``).
-    same_document : float
-        On each selected pair of chunks from the same ``doc_id`` (diversity).
-    chunk_cost : float
-        A fixed cost per selected chunk: a chunk must earn its place.
-    relative_freshness : float
-        1: freshness enters the value relative to the freshest candidate (f / max f), so a set of
-        equally old candidates is not discounted to nothing; 0: absolute freshness.
-    """
-
-    relevance: float = 1.0
-    coverage: float = 1.0
-    redundancy: float = 1.0
-    contradiction: float = 1.0
-    tokens: float = 0.01
-    sharpen: float = 4.0
-    query_coverage: float = 0.5
-    expansion: float = 0.0
-    title_link: float = 0.3
-    time_match: float = 0.5
-    source_match: float = 0.5
-    same_document: float = 0.0
-    chunk_cost: float = 0.0
-    relative_freshness: float = 1.0
-
-    def __post_init__(self) -> None:
-        for f in fields(self):
-            object.__setattr__(self, f.name, checks.number(getattr(self, f.name), f"weights.{f.name}", low=0.0,
-                                                                 high=checks.MAX_WEIGHT))
-
-    @classmethod
-    def from_mapping(cls, data: Mapping[str, Any] | "ObjectiveWeights" | None) -> "ObjectiveWeights":
-        if data is None or isinstance(data, ObjectiveWeights):
-            return cls() if data is None else data
-        valid = [f.name for f in fields(cls)]
-        checks.mapping(data, "weights", "an object of objective weights")
-        for key in data:
-            if key not in valid:
-                raise InputError(field=f"weights.{key}", message="unknown objective weight",
-                                 expected="one of " + ", ".join(valid))
-        return cls(**data)
-
-    @property
-    def uses_query(self) -> bool:
-        """Whether a term of the objective reads the question (its query signals)."""
-        return max(self.query_coverage, self.expansion, self.title_link, self.time_match, self.source_match) > 0
 
 
 @dataclass(frozen=True, eq=False)

@@ -228,6 +228,18 @@ def test_bad_requirements_files_are_one_line_before_any_work(tmp_path):
     one_line_error(run("select", EXAMPLE, "--budget", "0"), "Invalid value for '--budget'")
 
 
+@pytest.mark.parametrize("command", ["select", "inspect"])
+def test_an_unknown_weight_in_a_requirements_file_names_the_file_not_a_query(tmp_path, command):
+    # select() checked the weights' names: the error was "support_desk.jsonl, query 'support-refund-annual',
+    # field 'weights.bogus'", a file and a query that hold no weights (a helper's hostile hunt)
+    path = tmp_path / "req.toml"
+    path.write_text("[weights]\nsharpen = 2\nbogus = 1\n")
+    result = run(command, EXAMPLE, "--requirements", path)
+    one_line_error(result, f"ctxselect: error: {path}, field 'weights.bogus': unknown objective weight; expected "
+                           "one of relevance, coverage, redundancy, ")
+    assert "query '" not in result.stderr and "support_desk" not in result.stderr
+
+
 # -- --plot is checked first; the bench table at 80 columns ------------------------------------------------
 
 

@@ -77,6 +77,11 @@ def test_no_override_is_the_query_itself():
     ("req.toml", b"bogus = 1\n", "req.toml, field 'requirements.bogus': unknown requirement"),
     ("req.toml", b"token_budget = 0\n", "req.toml, field 'token_budget': expected a positive integer"),
     ("req.toml", b"[gate]\nmin_coverage = 2.0\n", "req.toml, field 'gate.min_coverage'"),
+    # a weight's name was checked by select() only: the error named the dump's first query, not the file
+    ("req.toml", b"[weights]\nsharpen = 2\nbogus = 1\n", "req.toml, field 'weights.bogus': unknown objective weight; "
+                                                       "expected one of relevance, coverage, "),
+    ("req.json", b'{"weights": {"relevance": -1}}', "req.json, field 'weights.relevance': expected a number in [0, "),
+    ("req.json", b'{"weights": [1]}', "req.json, field 'weights': expected an object of objective weights"),
     ("req.yaml", b"token_budget: 5\n", "req.yaml, field '--requirements': unknown kind of requirements file; "
                                        "expected a .toml or .json file"),
 ])

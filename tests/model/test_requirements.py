@@ -7,13 +7,16 @@ interner met. These properties draw scope, source, aspect and conflict-field lis
 admitted or selected, and that ``inspect`` and ``select`` answer the same for every shape.
 """
 
+import json
 import math
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ctxselect
+from ctxselect.errors import InputError
 from tests.strategies import (
     ASPECTS,
     SCOPES,
@@ -103,3 +106,23 @@ def test_requirements_round_trip_and_defaults():
     assert reqs.gate.min_coverage == 0.80  # article 000's default
     assert ctxselect.Requirements.from_dict(reqs.to_dict()) == reqs
 
+
+
+def test_weights_are_checked_when_read_by_the_check_select_runs(tmp_path):
+    """A weight's name was checked only by select(): a dump's or a requirements file's unknown weight
+    was found at the first selection, not where it was read. Now Requirements runs select()'s check
+    (ObjectiveWeights.from_mapping) and keeps only the weights given."""
+    with pytest.raises(InputError) as read:
+        ctxselect.Requirements.from_dict({"token_budget": 5, "weights": {"sharpen": 2, "bogus": 1}})
+    with pytest.raises(InputError) as selected:
+        ctxselect.select([{"id": "a", "source": "s", "tokens": 1, "relevance": 0.5}], {"token_budget": 5},
+                         weights={"bogus": 1})
+    assert str(read.value) == str(selected.value)
+    assert str(read.value).startswith("field 'weights.bogus': unknown objective weight; expected one of relevance, ")
+    assert ctxselect.Requirements.from_dict({"token_budget": 5, "weights": {"sharpen": np.float32(2)}}).weights == {
+        "sharpen": 2.0}
+    dump = tmp_path / "d.jsonl"
+    dump.write_text(json.dumps({"query_id": "q", "requirements": {"token_budget": 5, "weights": {"bogus": 1}},
+                                "candidates": [{"id": "a", "source": "s", "tokens": 1, "relevance": 0.5}]}) + "\n")
+    with pytest.raises(InputError, match="d.jsonl, line 1, query 'q', field 'weights.bogus': unknown objective weight"):
+        list(ctxselect.read_dump(dump))
