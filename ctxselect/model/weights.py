@@ -7,10 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, Mapping
 
+import numpy as np
+
 from ctxselect.errors import InputError
 from ctxselect.model import validation as checks
 
-__all__ = ["ObjectiveWeights"]
+__all__ = ["ObjectiveWeights", "relative_weights"]
 
 
 @dataclass(frozen=True)
@@ -89,3 +91,26 @@ class ObjectiveWeights:
     def uses_query(self) -> bool:
         """Whether a term of the objective reads the question (its query signals)."""
         return max(self.query_coverage, self.expansion, self.title_link, self.time_match, self.source_match) > 0
+
+
+def relative_weights(weights: np.ndarray) -> np.ndarray:
+    """Weights that count only by their ratios (the required aspects'), scaled by one power of two.
+
+    Parameters
+    ----------
+    weights : float64 array
+        Finite weights ≥ 0, any magnitude: three weights of 1e308 are valid, but their sum is inf.
+
+    Returns
+    -------
+    float64 array
+        ``weights`` times 2^-e, the largest in [0.5, 1): their sum is finite (at most their count)
+        and every share (``w[covered].sum() / w.sum()``, ``c * w / w.sum()``) comes out bit for bit
+        as it does of the weights themselves whenever that does not overflow, since scaling by a
+        power of two is exact. The one definition of the aspect weights' shares (coverage, its gate
+        and the objective's coverage term).
+    """
+    weights = np.asarray(weights, dtype=np.float64)
+    if not weights.size:
+        return weights
+    return np.ldexp(weights, -np.frexp(weights.max())[1])

@@ -23,6 +23,7 @@ import numpy as np
 from ctxselect._config import TOLERANCE
 from ctxselect.features.compute import chunk_freshness
 from ctxselect.features.contradictions import ConflictPair, ConflictSummary, conflict_summary
+from ctxselect.model.weights import relative_weights
 from ctxselect.packing import PackedCandidates
 
 __all__ = ["METRIC_NAMES", "QualityVector", "kappa_conflicts", "quality_vector"]
@@ -85,7 +86,7 @@ def quality_vector(packed: PackedCandidates, mask: np.ndarray, freshness: np.nda
 
     n_required = len(reqs.required_aspects)
     covered = packed.aspects[index].any(axis=0)[:n_required] if n_required else np.zeros(0, bool)
-    weights = packed.aspect_weights[:n_required]
+    weights = relative_weights(packed.aspect_weights[:n_required])  # their sum is finite
     coverage = float(np.count_nonzero(covered) / n_required) if n_required else 1.0
     coverage_weighted = float(weights[covered].sum() / weights.sum()) if n_required else 1.0
 

@@ -7,6 +7,7 @@ import re
 import numpy as np
 
 from ctxselect._config import TOLERANCE
+from ctxselect.model.weights import relative_weights
 from ctxselect.selection.problem import Problem
 
 __all__ = ["diagnose", "empty_reason"]
@@ -60,7 +61,7 @@ def diagnose(problem: Problem, *, enforce_gate: bool) -> list[str]:
     n_required = problem.n_required
     if n_required and gate.min_coverage > 0:
         names = packed.aspect_names[:n_required]
-        weights = packed.aspect_weights[:n_required]
+        weights = relative_weights(packed.aspect_weights[:n_required])  # their sum is finite
         reachable = problem.covers[eligible][:, :n_required].any(axis=0)
         for a in np.flatnonzero(~reachable).tolist():
             anyone = problem.covers[:, a].any()

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ctxselect.features.query_terms import QueryProbes, query_features
+from ctxselect.model.weights import relative_weights
 from ctxselect.packing import PackedCandidates
 
 if TYPE_CHECKING:
@@ -44,7 +45,7 @@ def chunk_values(packed: PackedCandidates, freshness: np.ndarray, probes: QueryP
     strength = packed.relevance.astype(np.float64)
     n_required = len(reqs.required_aspects)
     covers = packed.aspects[:, :n_required]
-    omega = packed.aspect_weights[:n_required]
+    omega = relative_weights(packed.aspect_weights[:n_required])  # their sum is finite
     aspect_gain = w.coverage * omega / omega.sum() if n_required else np.zeros(0)
     if query and w.uses_query and n:
         features = query_features(packed, query, probes=probes)  # the hits found with the signatures

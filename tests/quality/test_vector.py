@@ -127,3 +127,21 @@ def test_conflicts_computed_once_give_the_same_vector_and_report():
             counted += known.count
         assert counted > 0  # precondition: conflicts were counted
         assert len(masks) > _MASKS_KEPT and context_conflicts(problem, masks[0]) == kappa_conflicts(packed, masks[0])
+
+
+
+@pytest.mark.parametrize("huge, ordinary, partly", [
+    ({"a": 1e308, "b": 1e308, "c": 1e308}, {"a": 1.0, "b": 1.0, "c": 1.0}, 2 / 3),
+    ({"a": 1e308, "b": 1e308, "c": 5e307}, {"a": 2.0, "b": 2.0, "c": 1.0}, 0.8)])
+def test_aspect_weights_summing_past_the_largest_float_are_read_by_their_ratios(huge, ordinary, partly):
+    """Weights of 1e308 sum to inf: the weighted coverage was inf / inf = nan, which the gate passed
+    (nan < 0.9 is false) and JSON wrote as NaN; now they mean what their ratios mean."""
+    for covers, expected in ((["a", "b"], partly), (["a", "b", "c"], 1.0)):
+        chunks = [{"id": "c0", "relevance": 0.9, "tokens": 5, "aspects": covers},
+                  {"id": "c1", "relevance": 0.5, "tokens": 5}]
+        huge_report, ordinary_report = (
+            ctxselect.inspect(chunks, {"token_budget": 20, "required_aspects": w, "gate": {"min_coverage": 0.9}})
+            for w in (huge, ordinary))
+        assert huge_report.metrics == ordinary_report.metrics
+        assert huge_report.metrics["coverage_weighted"] == pytest.approx(expected)
+        assert huge_report.passed is ordinary_report.passed is (expected == 1.0)

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ctxselect
+from ctxselect.selection.api import prepare
 from tests.helpers import MiB, peak_memory
 from tests.naive.select import all_subsets, mask_of, naive_feasible, naive_sources_met, raw_problem
 from tests.strategies import selection_instances
@@ -100,3 +101,24 @@ def test_select_on_identical_chunks_stays_linear_in_memory():
     assert len(selection.ids) == 1
     assert peak < 64 * MiB
 
+
+
+def test_aspect_weights_summing_past_the_largest_float_weigh_as_their_ratios():
+    """1e308 thrice sums to inf: ω / Σω was 0, so covering aspects added nothing to the objective,
+    and the optimal selection's gate passed on a nan coverage. They now weigh as 1.0 weights do."""
+    chunks = [{"id": "c0", "relevance": 0.9, "tokens": 5, "aspects": ["a", "b"]},
+              {"id": "c1", "relevance": 0.5, "tokens": 5}]
+    for method in ("greedy", "optimal"):
+        huge, ordinary = (ctxselect.select(chunks, {"token_budget": 20, "required_aspects": dict.fromkeys("abc", w),
+                                                    "gate": {"min_coverage": 0.9}}, "q", method)
+                          for w in (1e308, 1.0))
+        assert (huge.ids, huge.objective, huge.report.metrics) == (ordinary.ids, ordinary.objective,
+                                                                   ordinary.report.metrics)
+        assert huge.objective > 1.0  # the coverage term (w_cov · 2/3) counts
+        assert not huge.report.passed
+        if method == "optimal":  # the diagnosis of the gate out of reach
+            assert huge.infeasible == ordinary.infeasible
+            assert any("coverage 0.90 is out of reach: all eligible candidates together cover 0.67" in line
+                       for line in huge.infeasible)
+    problem = prepare(chunks, {"token_budget": 20, "required_aspects": dict.fromkeys("abc", 1e308)}, "q")
+    assert problem.aspect_gain[:3].tolist() == [1 / 3] * 3

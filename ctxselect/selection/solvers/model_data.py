@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 from ctxselect._config import ROW_SCALE, SOLVER_SCALE, TOLERANCE
+from ctxselect.model.weights import relative_weights
 from ctxselect.selection.constraints import group_members
 from ctxselect.selection.problem import Problem, agreement_covered
 
@@ -151,7 +152,7 @@ def gate_rows(problem: Problem, core: np.ndarray) -> dict:
     or None), ``fresh`` (Σ c_i x_i ≥ 0, or None) and ``stale`` (Σ c_i x_i ≤ 0, or None)."""
     packed = problem.packed
     gate = packed.requirements.gate
-    aspect_weights = packed.aspect_weights[: problem.n_required]
+    aspect_weights = relative_weights(packed.aspect_weights[: problem.n_required])
     rows: dict = {"nonempty": gate.min_policy_admissibility > 0 or gate.min_freshness > 0 or gate.min_coverage > 0,
                   "coverage": None, "fresh": None, "stale": None}
     if aspect_weights.size and gate.min_coverage > 0:
