@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from enum import Enum
 from pathlib import Path
@@ -25,7 +24,7 @@ from ctxselect.cli.core import (
     terminal_text,
 )
 from ctxselect.cli.terminal import _data
-from ctxselect.cli.output import Output, QuietFlag, VerboseFlag
+from ctxselect.cli.output import Output, QuietFlag, VerboseFlag, write_json
 from ctxselect.evaluate.bench import BenchResult, group_value, run_bench, summarize_groups, with_budget
 from ctxselect.evaluate.bench_table import LEGEND, SHORT_HEADERS, summary_table, to_markdown
 from ctxselect.errors import InputError
@@ -219,7 +218,7 @@ def _bench(dumps: list[Path], methods: str, budget: int | None, budget_scale: fl
         if deltas is not None or broken:
             data["release_gate"] = {"baseline": None if baseline is None else str(baseline),
                                     "deltas": [d.to_dict() for d in deltas or []], "broken": broken}
-        sys.stdout.write(json.dumps(data, indent=2) + "\n")
+        write_json(data)
     elif markdown:
         sys.stdout.write(to_markdown(result) + "\n")
         for path in by:

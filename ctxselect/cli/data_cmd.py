@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import sys
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
@@ -22,7 +20,7 @@ from ctxselect.cli.core import (
     about,
     app,
 )
-from ctxselect.cli.output import Output, QuietFlag, VerboseFlag
+from ctxselect.cli.output import Output, QuietFlag, VerboseFlag, write_json
 from ctxselect.cli.terminal import _data, terminal_text
 from ctxselect.errors import InputError
 from ctxselect.evaluate.ablation import ablation_variants
@@ -167,7 +165,7 @@ def _audit(path: Path, as_json: bool, match: str = "exact", fuzzy_threshold: flo
     if not results:
         raise InputError(file=str(path), message="the trace file holds no trace")
     if as_json:
-        sys.stdout.write(json.dumps([{"trace_id": n, **r.to_dict()} for n, r in results], indent=2) + "\n")
+        write_json([{"trace_id": n, **r.to_dict()} for n, r in results])
         return _audit_code([r.label for _, r in results], fail_on)
     console = _console()
     colour = {"PASS": "green", "WARN": "yellow", "FAIL": "red"}

@@ -9,11 +9,12 @@ timings). ``--quiet`` turns off the status lines and the progress bars (errors s
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import sys
 from contextlib import contextmanager
-from typing import Annotated, Callable, Iterator
+from typing import Annotated, Any, Callable, Iterator
 
 import typer
 from rich.console import Console
@@ -23,7 +24,7 @@ from ctxselect.cli.terminal import terminal_text
 from ctxselect.errors import InputError
 from ctxselect.model.parquet import is_parquet
 
-__all__ = ["Output", "QuietFlag", "VerboseFlag", "progress_console"]
+__all__ = ["Output", "QuietFlag", "VerboseFlag", "progress_console", "write_json"]
 
 QuietFlag = Annotated[bool, typer.Option("--quiet", "-q", help="No status lines or progress bars on stderr.")]
 VerboseFlag = Annotated[int, typer.Option("--verbose", "-v", count=True, show_default=False,
@@ -32,6 +33,12 @@ VerboseFlag = Annotated[int, typer.Option("--verbose", "-v", count=True, show_de
 
 _LOG_FORMAT = "ctxselect: %(levelname)s: %(message)s"
 _COUNT_LIMIT = 1 << 30  # a bar's total is counted for JSONL files up to 1 GiB (else: a running count)
+
+
+def write_json(data: Any) -> None:
+    """``data`` on standard output as indented JSON: the one writer of every command's ``--json``.
+    Strict JSON: a NaN or an infinity in ``data`` (a bug) is a ValueError, never a ``NaN`` token."""
+    sys.stdout.write(json.dumps(data, indent=2, allow_nan=False) + "\n")
 
 
 def progress_console() -> Console:

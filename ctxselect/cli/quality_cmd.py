@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -25,7 +23,7 @@ from ctxselect.cli.core import (
     about,
     app,
 )
-from ctxselect.cli.output import Output, QuietFlag, VerboseFlag
+from ctxselect.cli.output import Output, QuietFlag, VerboseFlag, write_json
 from ctxselect.cli.terminal import _data
 from ctxselect.errors import InputError
 from ctxselect.evaluate.relevance import ALERT_THRESHOLD, context_relevance
@@ -91,8 +89,8 @@ def _inspect_dump(dump: Path, as_json: bool, output: Output, overrides: Requirem
     if n_total == 0:
         raise InputError(file=str(dump), message="the dump holds no query")
     if as_json:
-        sys.stdout.write(json.dumps({"queries": results, "passed": n_total - n_failed,
-                                     "failed": n_failed, "relevance_alerts": n_alerts}, indent=2) + "\n")
+        write_json({"queries": results, "passed": n_total - n_failed, "failed": n_failed,
+                    "relevance_alerts": n_alerts})
     else:
         console.print(f"{n_failed} of {n_total} queries failed the gate." if n_failed
                       else "Every query passed the gate.")

@@ -3,8 +3,6 @@ gate's verdict, and two selections of one query side by side."""
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -26,7 +24,7 @@ from ctxselect.cli.core import (
     about,
     app,
 )
-from ctxselect.cli.output import Output, QuietFlag, VerboseFlag
+from ctxselect.cli.output import Output, QuietFlag, VerboseFlag, write_json
 from ctxselect.cli.terminal import _data, terminal_text
 from ctxselect.errors import InputError
 from ctxselect.model.files import is_stdout
@@ -84,7 +82,7 @@ def _select_dump(dump: Path, method: Method, order: Order, enforce_gate: bool, t
     if out is not None:
         write_dump(out, chosen)
     if as_json:
-        sys.stdout.write(json.dumps({"queries": results}, indent=2) + "\n")
+        write_json({"queries": results})
     return EXIT_OK
 
 
@@ -140,9 +138,8 @@ def _compare(dump: Path, query_id: str, a: Method, b: Method, time_limit: float,
         sel = {side: select(query.candidates, query.requirements, query.query, m, time_limit=time_limit)
                for side, m in (("a", a), ("b", b))}
     if as_json:
-        sys.stdout.write(json.dumps({"query_id": query_id, "a": sel["a"].to_dict(), "b": sel["b"].to_dict(),
-                                     "metric_delta": {k: sel["b"].report.metrics[k] - sel["a"].report.metrics[k]
-                                                      for k in METRIC_NAMES}}, indent=2) + "\n")
+        write_json({"query_id": query_id, "a": sel["a"].to_dict(), "b": sel["b"].to_dict(),
+                    "metric_delta": {k: sel["b"].report.metrics[k] - sel["a"].report.metrics[k] for k in METRIC_NAMES}})
         return EXIT_OK
     console = _console()
     pos = {side: {cid: k for k, cid in enumerate(s.ids, start=1)} for side, s in sel.items()}

@@ -62,3 +62,33 @@ def test_inspect_missing_file_and_empty_dump(tmp_path):
     empty.write_text("\n")
     result = runner.invoke(app, ["inspect", str(empty)])
     assert result.exit_code == 2 and "holds no query" in result.stderr
+
+
+def _strict(text: str):
+    """``text`` parsed as strict JSON: NaN, Infinity and -Infinity are refused."""
+    def refuse(token):
+        raise AssertionError(f"{token} is no JSON")
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_json_output_never_holds_nan(tmp_path, monkeypatch):
+    """--json wrote whatever json.dumps wrote, NaN included (invalid JSON); the one writer is strict:
+    a NaN (a bug: quality_score is made to return one here) is an error, never a NaN token."""
+    monkeypatch.setattr("ctxselect.cli.quality_cmd.quality_score", lambda metrics: float("nan"))
+    result = CliRunner().invoke(app, ["inspect", str(EXAMPLES / "support_desk.jsonl"), "--json", "-q"])
+    assert "NaN" not in result.stdout
+    assert result.exit_code != 0 and isinstance(result.exception, ValueError)
+
+
+def test_json_output_with_overflowing_aspect_weights_is_strict_json(tmp_path):
+    """Aspect weights of 1e308 (their sum is inf) made coverage_weighted NaN in --json."""
+    line = {"query_id": "q1", "requirements": {"token_budget": 20, "required_aspects": dict.fromkeys("abc", 1e308)},
+            "candidates": [{"id": "c0", "relevance": 0.9, "tokens": 5, "aspects": ["a", "b", "c"]},
+                           {"id": "c1", "relevance": 0.5, "tokens": 5}]}
+    dump = tmp_path / "d.jsonl"
+    dump.write_text(json.dumps(line) + "\n")
+    for command in (["inspect"], ["select", "--method", "optimal"], ["bench", "--methods", "greedy"]):
+        result = CliRunner().invoke(app, [*command, str(dump), "--json", "-q"])
+        assert result.exit_code in (0, 1), result.output
+        assert '"coverage_weighted": 1.0' in result.stdout
+        _strict(result.stdout)
