@@ -2,7 +2,8 @@
 
 ``select(..., relevance=...)`` (and :class:`ctxselect.ContextSelector`) take one of
 :class:`Relevance`: ``as_is`` (the default: each relevance must already lie in [0, 1]),
-``minmax`` (BM25 and other unbounded scores: (s − min) / (max − min), all 1 when they are equal),
+``minmax`` (BM25 and other unbounded scores: (s − min) / (max − min), all 1 when they are equal;
+any finite range, even one wider than the largest float),
 ``sigmoid`` (cross-encoder logits: 1 / (1 + e^−s)) or ``rank`` (only the order counts: the best
 1, falling linearly to 1/n; equal scores share the best of their ranks).
 """
@@ -50,6 +51,8 @@ def normalise_relevance(candidates: list, mode: Relevance) -> list:
     raw = [_raw(item, k) for k, item in enumerate(candidates)]
     if mode is Relevance.MINMAX:
         low, high = min(raw), max(raw)
+        if high - low == math.inf:  # wider than the largest float (1e308 and -1e308): halved, an exact scaling
+            raw, low, high = [s / 2 for s in raw], low / 2, high / 2
         scaled = [1.0 if high == low else (s - low) / (high - low) for s in raw]
     elif mode is Relevance.SIGMOID:
         scaled = [1.0 / (1.0 + math.exp(-s)) if s > -700 else 0.0 for s in raw]

@@ -44,3 +44,17 @@ def test_the_default_refuses_raw_scores_naming_the_option():
         ctxselect.select(_chunks(), {"token_budget": 100}, relevance="zscore")
     with pytest.raises(ctxselect.InputError, match="candidate 'c0', field 'relevance': expected a finite number"):
         ctxselect.select([dict(_chunks()[0], relevance="high")], {"token_budget": 100}, relevance="minmax")
+
+
+def test_minmax_over_a_range_wider_than_the_largest_float():
+    """1e308 - (-1e308) is inf: every score became nan (or 0) and select() refused its own output
+    ("expected a number in [0, 1] ... found nan"); the range is now halved first (exact)."""
+    big = 1.7976931348623157e308
+    chunks = [{"id": "a", "relevance": 1e308, "tokens": 5}, {"id": "b", "relevance": -1e308, "tokens": 5},
+              {"id": "c", "relevance": 0.0, "tokens": 5}, {"id": "d", "relevance": big, "tokens": 5},
+              {"id": "e", "relevance": -big, "tokens": 5}]
+    out = [c["relevance"] for c in normalise_relevance(chunks, Relevance.MINMAX)]
+    assert out == [pytest.approx(0.5 + 1e308 / big / 2), pytest.approx(0.5 - 1e308 / big / 2), 0.5, 1.0, 0.0]
+    assert [c["relevance"] for c in normalise_relevance(chunks[:3], Relevance.MINMAX)] == [1.0, 0.0, 0.5]
+    sel = ctxselect.select(chunks[:3], {"token_budget": 10}, "q", "greedy", relevance="minmax")
+    assert sel.ids == ["a", "c"]
