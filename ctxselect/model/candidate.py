@@ -25,7 +25,6 @@ __all__ = ["Candidate", "coerce_candidates", "coerce_with_embeddings", "coerce_c
 #: words (a source name matches only with four or more letters and digits).
 DEFAULT_SOURCE = "-"
 
-_SCALARS = (str, int, float, bool)
 #: Claim types whose every value is valid (a float must also be finite).
 _PLAIN_CLAIMS = frozenset({str, int, bool})
 #: Candidate keys that are not claims: a conflict field cannot be named after one of them.
@@ -34,7 +33,8 @@ RESERVED_KEYS = ("id", "source", "relevance", "tokens", "text", "rank", "timesta
 
 
 def _field_value(value: Any, name: str) -> Any:
-    if value is not None and not isinstance(value, _SCALARS):
+    value = checks.plain_scalar(value)  # NumPy's bools and numbers as Python's: np.int64(3) is the claim 3
+    if value is not None and not isinstance(value, (str, int, float, bool)):
         raise InputError(field=name, expected="a string, number, boolean or null", found=value)
     if isinstance(value, float) and not math.isfinite(value):
         raise InputError(field=name, expected="a finite number", found=value)
@@ -71,7 +71,7 @@ class Candidate:
     aspects : tuple of str
         The required answer aspects this chunk covers.
     fields : dict
-        Structured claims (scalar values) used for contradiction detection.
+        Structured claims (scalars; NumPy's kept as Python's: np.int64(3) is 3) for contradiction detection.
     embedding : array_like of float, optional
         Dense vector for redundancy: a list, tuple or 1-d NumPy array of real numbers (any float or
         integer dtype; booleans and text are refused), finite and at most ``1e100`` in size. Kept

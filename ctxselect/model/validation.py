@@ -8,6 +8,8 @@ import numbers
 from enum import Enum
 from typing import Any, Mapping, TypeVar
 
+import numpy as np
+
 from ctxselect.errors import InputError
 
 E = TypeVar("E", bound=Enum)
@@ -32,6 +34,20 @@ def is_number(value: Any) -> bool:
     """A real number: Python's int and float, and NumPy's integer and floating scalars (every
     retriever returns those); never a bool (NumPy's bool_ is no ``numbers.Real``)."""
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def plain_scalar(value: Any) -> Any:
+    """NumPy's bool, integer and floating scalars (what a retriever returns) as Python's bool, int
+    and float of the same value, so that ``3`` and ``np.int64(3)`` are one value everywhere (JSON,
+    equality, interning); any other value unchanged (a float's finiteness is the caller's check)."""
+    if isinstance(value, np.generic):
+        if isinstance(value, np.bool_):
+            return bool(value)
+        if isinstance(value, np.integer):
+            return int(value)
+        if isinstance(value, np.floating):
+            return float(value)
+    return value
 
 
 def _as_int(value: Any) -> Any:

@@ -53,3 +53,33 @@ def test_bad_numpy_scores_get_the_located_message(value, message):
 def test_bad_numpy_budgets_are_refused(value):
     with pytest.raises(ctxselect.InputError, match="field 'token_budget': expected a positive integer"):
         ctxselect.select([_chunk()], {"token_budget": value})
+
+
+@pytest.mark.parametrize("value, plain", [(np.int64(3), 3), (np.uint8(3), 3), (np.float32(1.5), 1.5),
+                                          (np.float64(1.5), 1.5), (np.bool_(True), True), (np.bool_(False), False)])
+def test_numpy_claims_are_the_python_claims_they_equal(value, plain):
+    """A NumPy integer or bool claim was refused ("expected a string, number, boolean or null, found
+    int64 np.int64(3)") while np.float64 passed as itself; each is now the Python value, in fields
+    and as a top-level claim: one claim with the Python value (one code), written as it."""
+    from ctxselect.model.candidate import Candidate
+    from ctxselect.packing import pack
+
+    reqs = {"token_budget": 100, "conflict_fields": ["x"]}
+    for put in (lambda v: {"fields": {"x": v}}, lambda v: {"x": v}):
+        chunks = [_chunk(id="a", **put(value)), _chunk(id="b", text="returns are free of charge", **put(plain))]
+        packed = pack(chunks, reqs)
+        assert packed.field_values[:, 0].tolist() == [0, 0]  # one claim: no conflict
+        assert packed.field_value_names == ((plain,),) and type(packed.field_value_names[0][0]) is type(plain)
+        assert ctxselect.select(chunks, reqs, method="greedy").ids == ["a", "b"]
+    claim = Candidate.from_dict(_chunk(fields={"x": value})).fields["x"]
+    assert claim == plain and type(claim) is type(plain)
+
+
+@pytest.mark.parametrize("value, message", [
+    (np.float32("inf"), "expected a finite number, found inf"),
+    (np.float64("nan"), "expected a finite number, found nan"),
+    (np.complex128(1 + 2j), "expected a string, number, boolean or null, found complex128"),
+    (np.datetime64("2020-01-01", "ns"), "expected a string, number, boolean or null, found datetime64")])
+def test_numpy_claims_that_are_no_plain_scalar_are_refused(value, message):
+    with pytest.raises(ctxselect.InputError, match=f"candidate 'a', field 'fields.x': {message}"):
+        ctxselect.select([_chunk(fields={"x": value})], {"token_budget": 100})

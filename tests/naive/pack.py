@@ -86,6 +86,8 @@ def naive_mapping(value, field, expected):
 
 
 def _field_value(value, name):
+    if isinstance(value, (np.bool_, np.integer, np.floating)):  # NumPy's scalars as Python's
+        value = value.item() if not isinstance(value, np.floating) else float(value)
     if value is not None and not isinstance(value, _SCALARS):
         raise InputError(field=name, expected="a string, number, boolean or null", found=value)
     if isinstance(value, float) and not math.isfinite(value):
