@@ -10,33 +10,139 @@ example the candidate and the field); callers higher up add the parts they know
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-__all__ = ["CtxSelectError", "InputError", "describe_value", "format_error"]
+__all__ = ["CtxSelectError", "InputError", "describe_value", "format_error", "plain_reason"]
 
 
 class CtxSelectError(Exception):
     """Base class of every error ctxselect raises on purpose."""
 
 
-def describe_value(value: Any, limit: int = 60) -> str:
-    """Render a found value for an error message: short, typed, never huge."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return repr(value)
+#: How deep :func:`describe_value` looks into nested lists and objects before writing ``...``.
+_DESCRIBE_DEPTH = 6
+
+#: An integer with more bits than this is described by its size, not written out: Python refuses to
+#: write an integer of more than 4,300 digits, and a message has no room for one of 60.
+_INT_BITS_SHOWN = 190
+
+
+def _describe_int(value: int) -> str:
+    bits = int.bit_length(value)
+    if bits <= _INT_BITS_SHOWN:
+        return int.__repr__(value)
+    sign = "a negative" if value < 0 else "an"
+    return f"{sign} integer of {bits:,} bits (about {int(bits * math.log10(2)) + 1:,} digits)"
+
+
+def _bounded_repr(value: Any, limit: int) -> str:
+    """``repr`` of ``value`` written only up to a little past ``limit`` characters and
+    :data:`_DESCRIBE_DEPTH` levels of lists, tuples, sets and dicts, without repr-ing the whole."""
+    parts: list[str] = []
+    size = 0
+
+    def emit(text: str) -> bool:
+        nonlocal size
+        parts.append(text)
+        size += len(text)
+        return size > limit
+
+    def walk(item: Any, depth: int) -> bool:  # True: enough has been written
+        if size > limit:
+            return True
+        if isinstance(item, (list, tuple, set, frozenset, dict)):
+            if depth >= _DESCRIBE_DEPTH:
+                return emit("...")
+            opening, closing = "[]" if isinstance(item, list) else "()" if isinstance(item, tuple) else "{}"
+            if emit(opening):
+                return True
+            pairs = dict.items(item) if isinstance(item, dict) else None
+            for i, entry in enumerate(pairs if pairs is not None else item):
+                if i and emit(", "):
+                    return True
+                if pairs is not None:
+                    if walk(entry[0], depth + 1) or emit(": ") or walk(entry[1], depth + 1):
+                        return True
+                elif walk(entry, depth + 1):
+                    return True
+            return emit(closing)
+        return emit(_scalar(item, limit))
+
+    walk(value, 0)
+    return "".join(parts)
+
+
+def _scalar(value: Any, limit: int) -> str:
+    if isinstance(value, bool) or value is None:
+        return repr(bool(value)) if value is not None else "None"
+    if isinstance(value, int):
+        return _describe_int(value)
+    if isinstance(value, float):
+        return float.__repr__(value)
     if isinstance(value, str):
-        text = repr(value)
-    elif value is None:
-        return "null"
-    elif isinstance(value, bool):
-        return "true" if value else "false"
-    elif isinstance(value, (int, float)):
-        text = repr(value)  # a huge integer is cut below like any long value
-    else:
-        text = f"{type(value).__name__} {value!r}"
+        return str.__repr__(str.__getitem__(value, slice(0, limit + 1)))
+    if isinstance(value, (bytes, bytearray)):
+        return bytes.__repr__(bytes(value[: limit + 1]))
+    return repr(value)
+
+
+def describe_value(value: Any, limit: int = 60) -> str:
+    """Render a found value for an error message: short, typed, never huge, never failing.
+
+    Parameters
+    ----------
+    value : object
+        What was found: any object at all (nested without limit, an integer of any size, an
+        object whose ``__repr__`` raises).
+    limit : int, optional
+        The longest text returned (a value cut short ends in ``...``).
+
+    Returns
+    -------
+    str
+        ``null``/``true``/``false``, a number, a quoted string, ``<type> <repr>`` for anything
+        else, or for an integer too long to write "an integer of N bits (about M digits)". Only
+        the start of a long string or collection and a few levels of a nested one are looked at.
+    """
+    try:
+        if isinstance(value, float) and not math.isfinite(value):
+            return repr(value)
+        if value is None:
+            return "null"
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, int) and int.bit_length(value) > _INT_BITS_SHOWN:
+            return _describe_int(value)
+        if isinstance(value, (str, int, float)):
+            text = _scalar(value, limit)
+        else:
+            text = f"{type(value).__name__} {_bounded_repr(value, limit)}"
+    except Exception:  # noqa: BLE001 - a message must be written whatever the value does
+        try:
+            name = type(value).__name__
+        except Exception:  # noqa: BLE001
+            name = "object"
+        return f"{str(name)[:limit]} (cannot be shown)"
     if len(text) > limit:
         text = text[: limit - 3] + "..."
     return text
+
+
+_INT_LIMIT = re.compile(r"Exceeds the limit \((\d+) digits\) for integer string conversion"
+                        r"(?:: value has (\d+) digits)?")
+
+
+def plain_reason(err: BaseException) -> str:
+    """``str(err)``, except Python's refusal of a too-long integer, which tells a user to call
+    ``sys.set_int_max_str_digits()``: that becomes what the input holds and what is read."""
+    text = str(err)
+    match = _INT_LIMIT.search(text)
+    if match is None:
+        return text
+    found = f"of {int(match.group(2)):,} digits" if match.group(2) else "too long"
+    return f"an integer {found}; at most {int(match.group(1)):,} digits are read"
 
 
 #: How much of an id, field name or file name an error message quotes.
@@ -46,7 +152,9 @@ LOCATION_LIMIT = 80
 def _short(value: str, limit: int = LOCATION_LIMIT, quote: bool = True) -> str:
     """``repr`` of ``value`` (or the text itself) cut to ``limit`` characters in the middle, so
     both ends stay: a long path keeps its file name, a long id its distinguishing suffix."""
-    text = repr(value) if quote else value
+    if not isinstance(value, str):  # an id that is not text: described, never repr-ed whole
+        return describe_value(value, limit)
+    text = str.__repr__(value) if quote else value
     if len(text) <= limit:
         return text
     head = (limit - 3) // 2

@@ -179,7 +179,7 @@ class PackedCandidates:
         out = []
         for cid in ids:
             if cid not in where:
-                raise InputError(candidate_id=str(cid), message="unknown candidate id",
+                raise InputError(candidate_id=cid, message="unknown candidate id",
                                  expected="an id among the query's candidates")
             out.append(where[cid])
         return np.asarray(out, dtype=np.int64)

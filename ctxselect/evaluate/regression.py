@@ -27,7 +27,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ctxselect.errors import InputError
+from ctxselect.errors import InputError, plain_reason
 from ctxselect.model import validation as checks
 from ctxselect.model.files import read_small_file
 from ctxselect.quality.vector import METRIC_NAMES
@@ -348,8 +348,9 @@ def load_result(path) -> dict[str, Any]:
         raise InputError(file=str(path), line=err.lineno, field="--baseline",
                          message=f"malformed JSON at column {err.colno} ({err.msg})",
                          expected="the output of ctxselect bench --json") from None
-    except RecursionError:
-        raise InputError(file=str(path), field="--baseline", message="JSON nested too deeply",
+    except (RecursionError, ValueError) as err:  # too deep, or an integer too long to read
+        reason = "JSON nested too deeply" if isinstance(err, RecursionError) else plain_reason(err)
+        raise InputError(file=str(path), field="--baseline", message=reason,
                          expected="the output of ctxselect bench --json") from None
     if not isinstance(data, dict) or not isinstance(data.get("methods"), list) or not isinstance(data.get("records"), list):
         raise InputError(file=str(path), field="--baseline", expected="an object with methods and records "

@@ -198,7 +198,7 @@ class Candidate:
         try:
             return cls._from_mapping(data, token_counter, default_relevance, with_embedding)
         except InputError as err:
-            located = cid if isinstance(cid, str) else (str(cid) if isinstance(cid, int) else None)
+            located = cid if isinstance(cid, str) else str(cid) if isinstance(cid, int) and abs(cid) < 2**63 else None
             raise err.located(candidate_id=located) from None
 
     @classmethod

@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, Iterable, Iterator, Mapping
 
-from ctxselect.errors import InputError
+from ctxselect.errors import InputError, plain_reason
 
 __all__ = ["STDOUT", "is_stdout", "open_atomic", "open_output", "output_target", "read_small_file", "write_jsonl"]
 
@@ -218,7 +218,7 @@ def write_jsonl(path: str | os.PathLike, rows: Iterable[Mapping[str, Any]]) -> i
             try:
                 out.write(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
             except (TypeError, ValueError, RecursionError) as err:
-                reason = "a lone surrogate in a string" if isinstance(err, UnicodeEncodeError) else err
+                reason = "a lone surrogate in a string" if isinstance(err, UnicodeEncodeError) else plain_reason(err)
                 raise InputError(file=str(path), message=f"row {count + 1} cannot be written as JSON ({reason})") from None
             count += 1
     return count

@@ -26,7 +26,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Mapping
 
-from ctxselect.errors import InputError
+from ctxselect.errors import InputError, plain_reason
 from ctxselect.model import validation as checks
 from ctxselect.model.candidate import Candidate, coerce_candidates
 from ctxselect.model.files import open_atomic, output_target, write_jsonl
@@ -235,7 +235,7 @@ def parse_json_text(text: str) -> Any:
     except RecursionError:
         raise ValueError("JSON nested too deeply") from None
     except ValueError as err:  # json.JSONDecodeError and the constants
-        raise ValueError(f"malformed JSON ({err})") from None
+        raise ValueError(f"malformed JSON ({plain_reason(err)})") from None
     if _SURROGATE_ESCAPE.search(text):
         bad = _lone_surrogate(value)
         if bad is not None:

@@ -24,7 +24,7 @@ import os
 import sys
 from typing import Any, Mapping
 
-from ctxselect.errors import InputError
+from ctxselect.errors import InputError, plain_reason
 from ctxselect.model.files import read_small_file
 from ctxselect.model.io import Query, parse_json_text
 from ctxselect.model.requirements import Requirements
@@ -47,6 +47,8 @@ def _toml_loads(text: str) -> Any:
         raise ValueError(f"malformed TOML ({' '.join(str(err).split())})") from None
     except RecursionError:  # tomllib reads nested arrays and inline tables recursively
         raise ValueError("TOML nested too deeply") from None
+    except ValueError as err:  # an integer too long for Python to read
+        raise ValueError(f"malformed TOML ({plain_reason(err)})") from None
 
 
 def read_requirements_file(path: str | os.PathLike) -> dict[str, Any]:

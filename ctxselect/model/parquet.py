@@ -32,7 +32,7 @@ import json
 import os
 from typing import Any, Iterable, Iterator, Mapping
 
-from ctxselect.errors import InputError
+from ctxselect.errors import InputError, plain_reason
 from ctxselect.model.files import open_atomic
 
 __all__ = ["BATCH_ROWS", "COLUMNS", "is_parquet", "parquet_row_groups", "read_parquet_rows", "require_pyarrow", "write_parquet_rows"]
@@ -187,7 +187,7 @@ def _json_text(value: Any, name: str, row: int, column: str) -> str:
         text = json.dumps(value, ensure_ascii=False, allow_nan=False)
         text.encode("utf-8")
     except (TypeError, ValueError, RecursionError) as err:
-        reason = "a lone surrogate in a string" if isinstance(err, UnicodeEncodeError) else err
+        reason = "a lone surrogate in a string" if isinstance(err, UnicodeEncodeError) else plain_reason(err)
         raise InputError(file=name, row=row, field=column, message=f"cannot be written as JSON ({reason})") from None
     return text
 
