@@ -206,8 +206,9 @@ def _bench(dumps: list[Path], methods: str, budget: int | None, budget_scale: fl
                 result = run_bench(queries, names, budget=budget, budget_scale=budget_scale, jobs=jobs, progress=done,
                                    select_options=options, by=by, depths=depth_list, paraphrases=paraphrases,
                                    relevance_alert=relevance_alert)
-            except InputError as err:  # a query's own error: its dump too
-                raise err.located(file=first_seen.get(err.query_id)) from None
+            except InputError as err:  # a query's own error, or its paraphrase's ('q1 (paraphrases[0])'): its dump too
+                qid = err.query_id or ""
+                raise err.located(file=first_seen.get(qid) or first_seen.get(qid.rsplit(" (", 1)[0])) from None
     result.dumps = [str(d) for d in dumps]
     data = result.to_dict()
     deltas = None if saved is None else compare(data, saved)

@@ -180,9 +180,10 @@ def _bench_query(args) -> list[QueryRecord]:
     records = []
     can_pass = None
     for method in methods:
-        try:
+        try:  # (a source rule is checked when the query's candidates, or a paraphrase's, are packed)
             sel = select(query.candidates, query.requirements, query.query, method, **options)
-        except InputError as err:  # (a source rule is checked when the query's candidates are packed)
+            extra = record_extras(query, sel.ids, sel.report.metrics, method, options=options, **extras)
+        except InputError as err:
             raise err.located(query_id=query.query_id) from None
         if method == Method.OPTIMAL.value:
             can_pass = "gate" not in sel.relaxed
@@ -193,7 +194,7 @@ def _bench_query(args) -> list[QueryRecord]:
             gold=gold_metrics(query, sel.ids), group=group, stale=len(sel.report.stale_ids),
             conflicts=sel.report.conflicting_pair_count + sel.report.claim_conflict_count,
             starved=len(sel.report.starved_sources),
-            **record_extras(query, sel.ids, sel.report.metrics, method, options=options, **extras)))
+            **extra))
     return [dataclasses.replace(r, can_pass=can_pass) for r in records]
 
 

@@ -30,6 +30,7 @@ from enum import Enum
 from typing import Any, Mapping, Sequence
 
 from ctxselect.errors import InputError
+from ctxselect.model import validation as checks
 from ctxselect.model.candidate import Candidate, coerce_candidates
 from ctxselect.model.io import Query
 from ctxselect.model.tokens import WORD
@@ -82,8 +83,8 @@ def _from_dump(query: Query) -> list[Paraphrase] | None:
     out = []
     for k, item in enumerate(raw):
         where = f"{FIELD}[{k}]"
-        if isinstance(item, str):
-            out.append(Paraphrase(item))
+        if isinstance(item, str):  # its text checked as select() checks a query's, named as the paraphrase
+            out.append(Paraphrase(_text(item, where, query)))
             continue
         if not isinstance(item, Mapping) or not isinstance(item.get("query"), str) or set(item) - {"query", "candidates"}:
             raise InputError(query_id=query.query_id, field=where, expected="a string or an object with "
@@ -97,8 +98,15 @@ def _from_dump(query: Query) -> list[Paraphrase] | None:
                 cands = coerce_candidates(cands)
             except InputError as err:  # names the candidate and its field; here the paraphrase too
                 raise err.located(query_id=f"{query.query_id} ({where})") from None
-        out.append(Paraphrase(item["query"], cands))
+        out.append(Paraphrase(_text(item["query"], f"{where}.query", query), cands))
     return out
+
+
+def _text(value: str, where: str, query: Query) -> str:
+    try:
+        return checks.text(value, where)
+    except InputError as err:
+        raise err.located(query_id=query.query_id) from None
 
 
 def paraphrases_of(query: Query, mode: str | Paraphrases = Paraphrases.DUMP) -> list[Paraphrase]:
@@ -129,7 +137,11 @@ def consistency_of(query: Query, ids: Sequence[str], paraphrases: Sequence[Parap
     from ctxselect.selection.api import select
 
     values = []
-    for p in paraphrases:
+    for k, p in enumerate(paraphrases):
         cands = query.candidates if p.candidates is None else p.candidates
-        values.append(self_consistency(ids, select(cands, query.requirements, p.query, method, **options).ids))
+        try:  # (a paraphrase's own candidates meet the requirements' source rule only here)
+            chosen = select(cands, query.requirements, p.query, method, **options).ids
+        except InputError as err:  # named as _from_dump names it: the query and the paraphrase
+            raise err.located(query_id=f"{query.query_id} ({FIELD}[{k}])") from None
+        values.append(self_consistency(ids, chosen))
     return sum(values) / len(values)

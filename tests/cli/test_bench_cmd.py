@@ -68,3 +68,40 @@ def test_bad_arguments_and_dumps(tmp_path):
         assert result.stderr.count("\n") == 1
     assert runner.invoke(app, ["bench", EXAMPLE, "--jobs", "0"]).exit_code == 2
     assert runner.invoke(app, ["gen", str(tmp_path / "g.jsonl"), "--required-sources", "9"]).exit_code == 2
+
+
+def _paraphrase_dump(tmp_path, paraphrases, requirements=None):
+    base = {"query": "why", "requirements": requirements or {"token_budget": 10},
+            "candidates": [{"id": "c", "relevance": 0.5, "tokens": 1, "text": "a b", "source": "s"}]}
+    path = tmp_path / "para.jsonl"
+    lines = [dict(base, query_id="q0"), dict(base, query_id="q1", paraphrases=paraphrases)]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_bench_names_the_dump_query_and_paraphrase_of_a_paraphrase_too_long(tmp_path, jobs):
+    path = _paraphrase_dump(tmp_path, ["x " * 1_100_000])
+    result = runner.invoke(app, ["bench", "--methods", "greedy", "--jobs", jobs, str(path)])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith(f"ctxselect: error: {path}, query 'q1', field 'paraphrases[0]': expected at most")
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_bench_names_the_dump_query_and_paraphrase_of_a_paraphrase_candidate(tmp_path, jobs):
+    """A paraphrase's own candidates meet the source rule only when the bench selects them."""
+    own = {"query": "a", "candidates": [{"id": "z", "relevance": 0.2, "tokens": 3, "text": "zz"}]}
+    path = _paraphrase_dump(tmp_path, ["ok", own], {"token_budget": 10, "required_sources": ["s"]})
+    result = runner.invoke(app, ["bench", "--methods", "greedy", "--jobs", jobs, str(path)])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith(f"ctxselect: error: {path}, query 'q1 (paraphrases[1])', candidate 'z', "
+                                    "field 'source': missing required field")
+
+
+def test_bench_dask_names_the_dump_of_a_paraphrase_candidate(tmp_path):
+    pytest.importorskip("distributed")
+    own = {"query": "a", "candidates": [{"id": "z", "relevance": 0.2, "tokens": 3, "text": "zz"}]}
+    path = _paraphrase_dump(tmp_path, [own], {"token_budget": 10, "required_sources": ["s"]})
+    result = runner.invoke(app, ["bench", "--methods", "greedy", "--engine", "dask", "--workers", "1", str(path)])
+    assert result.exit_code == 2, result.output
+    assert f"{path}, query 'q1 (paraphrases[0])', candidate 'z', field 'source'" in result.stderr
