@@ -91,7 +91,8 @@ class AuditChunk:
             for name in ("rank_retrieval", "rank_reranked", "context_position"):
                 if known.get(name) is not None:
                     known[name] = checks.integer(known[name], name, low=0)
-            known["tokens"] = checks.integer(known.get("tokens", 0) or 0, "tokens", low=0)
+            tokens = known.get("tokens")  # absent or null: 0 (unknown); a present false or "" is refused
+            known["tokens"] = 0 if tokens is None else checks.integer(tokens, "tokens", low=0)
             for name in ("in_context", "score_missing"):
                 known[name] = checks.boolean(known.get(name, False), name)
             if known.get("overlap_with_next") is not None:

@@ -155,8 +155,11 @@ def _read_chunks(chunks: Iterable[Mapping[str, Any]]) -> list[tuple]:
             rank = None if rank is None else checks.integer(rank, "rank", low=0)
             reranked = c.get("rank_reranked")
             reranked = None if reranked is None else checks.integer(reranked, "rank_reranked", low=0)
-            tokens = c.get("tokens")
-            tokens = get_token_counter()(text) if tokens is None and text else checks.integer(tokens or 0, "tokens", low=0)
+            tokens = c.get("tokens")  # absent or null: counted on the text (0 without text); else an integer
+            if tokens is None:
+                tokens = get_token_counter()(text) if text else 0
+            else:  # false, "" or [] is no count of 0: refused like any other mistyped count
+                tokens = checks.integer(tokens, "tokens", low=0)
         except InputError as err:
             raise err.located(candidate_id=cid if isinstance(cid, str) else None, candidate_index=k) from None
         rows.append((k, cid, text, rank, reranked, tokens, c.get("relevance", c.get("score")) is None))
@@ -229,8 +232,10 @@ def trace(
     Parameters
     ----------
     chunks : iterable of dict
+        (a dict, a string or a non-iterable is an :class:`InputError` naming ``chunks``)
         ``id`` and ``text`` required; optional ``rank`` (or ``rank_retrieval``), ``rank_reranked``,
-        ``tokens`` (default: the token counter on the text), ``relevance`` / ``score`` (a chunk
+        ``tokens`` (absent or null: the token counter on the text; else an integer >= 0, so
+        ``false`` or ``""`` is refused), ``relevance`` / ``score`` (a chunk
         without either has ``score_missing``); no other key (:data:`CHUNK_KEYS`), and one record
         per id. Retrieval order is ``rank`` when given, else the order given.
     prompts : str, or list or tuple of str
@@ -257,7 +262,9 @@ def trace(
         ``rank`` and ``rank_retrieval``, with a mistyped field or with another chunk's id (naming
         the chunk and field).
     """
-    if match not in MATCH_MODES:
+    if isinstance(chunks, (str, bytes, bytearray, Mapping)) or not hasattr(chunks, "__iter__"):
+        raise InputError(field="chunks", expected="an iterable of chunk objects", found=chunks, has_found=True)
+    if not isinstance(match, str) or match not in MATCH_MODES:
         raise InputError(field="match", expected="'exact' or 'fuzzy'", found=match, has_found=True)
     if fuzzy_threshold is not None:
         if match != "fuzzy":

@@ -110,3 +110,16 @@ def test_unknown_keys_two_ids_and_a_repeated_trace_id_are_one_located_line(tmp_p
 def test_a_trace_may_be_named_by_name_as_in_ragscope_vectors_or_by_its_line(tmp_path):
     named = audit_lines(tmp_path, {"name": "n", "chunks": OBSERVED}, {"chunks": OBSERVED})
     assert [r["trace_id"] for r in json.loads(named.stdout)] == ["n", "line 2"]
+
+
+def test_audit_refuses_false_tokens_instead_of_reading_0(tmp_path):
+    """`tokens: false` was read as 0: efficiency 0, '100% of retrieved tokens never reached the LLM'."""
+    line = {"trace_id": "t", "prompts": ["alpha beta gamma. delta"],
+            "chunks": [{"id": "a", "text": "alpha beta gamma", "tokens": False, "relevance": 0.9},
+                       {"id": "b", "text": "zzz", "tokens": 40, "relevance": 0.1}]}
+    path = tmp_path / "trace.jsonl"
+    path.write_text(json.dumps(line) + "\n")
+    result = runner.invoke(app, ["audit", "--json", str(path)])
+    assert result.exit_code == 2, result.output
+    assert result.stderr == (f"ctxselect: error: {path}, line 1, query 't', candidate 'a', field 'tokens': "
+                             "expected an integer >= 0 up to 1,000,000,000,000, found false\n")

@@ -115,3 +115,17 @@ def test_audit_takes_what_trace_returns_as_documented():
     object, found TracedChunk"): only the dicts of to_dict() were taken."""
     traced = ctxselect.trace([{"id": "a", "text": "alpha"}, {"id": "b", "text": "beta"}], "Context: alpha")
     assert ctxselect.audit(traced) == ctxselect.audit([t.to_dict() for t in traced])
+
+
+@pytest.mark.parametrize("tokens", [False, True, "", [], {}], ids=repr)
+def test_audit_refuses_a_present_token_count_of_the_wrong_type(tokens):
+    from ctxselect.evaluate.audit import AuditChunk
+
+    with pytest.raises(ctxselect.InputError, match="field 'tokens': expected an integer >= 0"):
+        AuditChunk.from_dict({"id": "a", "tokens": tokens, "in_context": True})
+
+
+def test_audit_reads_absent_or_null_tokens_as_0():
+    from ctxselect.evaluate.audit import AuditChunk
+
+    assert [AuditChunk.from_dict({"id": "a", **extra}).tokens for extra in ({}, {"tokens": None})] == [0, 0]

@@ -75,3 +75,27 @@ def test_claimed_share_counts_overlapping_claims_once():
 def test_unknown_keys_two_ranks_and_a_repeated_id_are_refused(chunks, message):
     with pytest.raises(ctxselect.InputError, match=message):
         ctxselect.trace(chunks, "x y")
+
+
+@pytest.mark.parametrize("tokens", [False, True, "", [], {}, "3"], ids=repr)
+def test_a_present_token_count_of_the_wrong_type_is_refused_not_read_as_0(tokens):
+    with pytest.raises(ctxselect.InputError, match="candidate 'a', field 'tokens': expected an integer >= 0"):
+        ctxselect.trace([{"id": "a", "text": "alpha", "tokens": tokens}], "alpha")
+
+
+def test_absent_or_null_tokens_are_counted_and_0_stays_0():
+    traced = ctxselect.trace([{"id": "a", "text": "alpha beta"}, {"id": "b", "text": "x", "tokens": None},
+                              {"id": "c", "text": "y", "tokens": 0}, {"id": "d", "tokens": None}], "alpha beta")
+    assert [t.tokens > 0 for t in traced] == [True, True, False, False]
+
+
+@pytest.mark.parametrize("chunks", [None, 5, "abc", b"abc", {"id": "a", "text": "x"}], ids=repr)
+def test_chunks_that_are_no_iterable_of_chunks_are_refused(chunks):
+    with pytest.raises(ctxselect.InputError, match="field 'chunks': expected an iterable of chunk objects"):
+        ctxselect.trace(chunks, "x")
+
+
+@pytest.mark.parametrize("match", [["exact"], None, 1])
+def test_a_match_mode_that_is_no_string_is_refused(match):
+    with pytest.raises(ctxselect.InputError, match="field 'match'"):
+        ctxselect.trace([{"id": "a", "text": "x"}], "x", match=match)
