@@ -131,7 +131,10 @@ def select_command(
 
 
 def _compare(dump: Path, query_id: str, a: Method, b: Method, time_limit: float, as_json: bool) -> int:
-    query = next((q for q in read_dump(dump) if q.query_id == query_id), None)
+    query = None
+    for q in read_dump(dump):  # to the end, streamed as select reads it: a later line is checked too
+        if q.query_id == query_id:  # (one held; read_dump refuses a duplicate id, located)
+            query = q
     if query is None:
         raise InputError(file=str(dump), query_id=query_id, message="no such query in the dump")
     with about(dump, query):

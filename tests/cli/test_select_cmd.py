@@ -120,3 +120,28 @@ def test_compare_shows_what_differs_and_why_within_80_columns():
         assert " ".join(f"A left it out: {a.excluded[cid]}".split()) in text
     assert f"In both ({len(set(a.ids) & set(b.ids))})" in text
     assert ("FAILS the gate" in text) == (not a.report.passed)
+
+
+def _compare_dump(tmp_path, *lines: str) -> str:
+    path = tmp_path / "dump.jsonl"
+    path.write_text("".join(line + "\n" for line in lines))
+    return str(path)
+
+
+_LINE = json.dumps({"query_id": "q1", "requirements": {"token_budget": 10},
+                    "candidates": [{"id": "c", "relevance": 0.5, "tokens": 1, "text": "a"}]})
+
+
+def test_compare_refuses_a_duplicate_query_id_as_select_does(tmp_path):
+    dump = _compare_dump(tmp_path, _LINE, _LINE)
+    for args in (["select", dump], ["compare", dump, "--query", "q1"]):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 2, (args, result.output)
+        assert f"{dump}, line 2, query 'q1'" in result.stderr and "duplicate query id" in result.stderr
+
+
+def test_compare_refuses_a_malformed_line_after_the_query(tmp_path):
+    dump = _compare_dump(tmp_path, _LINE, "{bad json")
+    result = runner.invoke(app, ["compare", dump, "--query", "q1"])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith(f"ctxselect: error: {dump}, line 2: malformed JSON")
