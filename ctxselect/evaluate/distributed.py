@@ -93,13 +93,13 @@ def run_partition(part: Partition, methods: list[str], options: dict, by: list[s
         work = [(with_budget(q, budget, budget_scale), methods, options, by,
                  {"depths": metrics["depths"], "paraphrases": paraphrases_of(q, metrics["paraphrases"]),
                   "relevance_alert": metrics["relevance_alert"]}) for q in queries]
-        del queries
-        if work and not _WARM:
-            _bench_query(work[0])  # the kernels and the solver load here, outside any measured latency
-            _WARM = True
-        records = [r for item in work for r in _bench_query(item)]
-    except InputError as err:  # a query's or a paraphrase's: reported once the partition's reads are checked
-        return PartResult(rows.lines, ids, budget_error=err.located(file=part.name))
+    except InputError as err:
+        return PartResult(rows.lines, ids, budget_error=err)
+    del queries
+    if work and not _WARM:
+        _bench_query(work[0])  # the kernels and the solver load here, outside any measured latency
+        _WARM = True
+    records = [r for item in work for r in _bench_query(item)]
     return PartResult(rows.lines, ids, records)
 
 

@@ -97,11 +97,3 @@ def test_bench_names_the_dump_query_and_paraphrase_of_a_paraphrase_candidate(tmp
     assert result.stderr.startswith(f"ctxselect: error: {path}, query 'q1 (paraphrases[1])', candidate 'z', "
                                     "field 'source': missing required field")
 
-
-def test_bench_dask_names_the_dump_of_a_paraphrase_candidate(tmp_path):
-    pytest.importorskip("distributed")
-    own = {"query": "a", "candidates": [{"id": "z", "relevance": 0.2, "tokens": 3, "text": "zz"}]}
-    path = _paraphrase_dump(tmp_path, [own], {"token_budget": 10, "required_sources": ["s"]})
-    result = runner.invoke(app, ["bench", "--methods", "greedy", "--engine", "dask", "--workers", "1", str(path)])
-    assert result.exit_code == 2, result.output
-    assert f"{path}, query 'q1 (paraphrases[0])', candidate 'z', field 'source'" in result.stderr
