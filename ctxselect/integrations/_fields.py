@@ -3,9 +3,35 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 from ctxselect.selection.api import Selection, select
+
+
+class LastSelection:
+    """The :class:`ctxselect.Selection` of this thread's last call of one component: a component shared
+    between threads never shows one thread another's. Copied, deep-copied or pickled, it starts empty."""
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+
+    def get(self) -> Optional[Selection]:
+        """This thread's last selection, or None."""
+        return getattr(self._local, "value", None)
+
+    def set(self, selection: Optional[Selection]) -> None:
+        """Record ``selection`` as this thread's last."""
+        self._local.value = selection
+
+    def __copy__(self) -> "LastSelection":
+        return LastSelection()
+
+    def __deepcopy__(self, memo: dict) -> "LastSelection":
+        return LastSelection()
+
+    def __reduce__(self) -> tuple:
+        return (LastSelection, ())
 
 
 def candidate(k: int, n: int, doc_id: Any, text: str, meta: Optional[Mapping[str, Any]], score: Any,

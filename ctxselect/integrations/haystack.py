@@ -10,18 +10,20 @@ goes after any retriever or ranker in a ``Pipeline``::
 
 A document's text is ``content``; its relevance is its ``score`` (which must then lie in [0, 1];
 with ``use_scores=False``, or without a score, the retrieval rank gives it); source, timestamp,
-scope and token count come from ``meta`` by name. The whole :class:`ctxselect.Selection` of the
-last run is :attr:`CtxSelectRanker.last_selection` (ids ``"<position>:<document id>"``; None after a
-run with no documents or one that failed).
+scope and token count come from ``meta`` by name. The whole :class:`ctxselect.Selection` of this
+thread's last run is :attr:`CtxSelectRanker.last_selection` (ids ``"<position>:<document id>"``; None
+after a run with no documents or one that failed; per thread, so a component shared between threads
+never shows one request another's).
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, Optional
 
 from haystack import Document, component, default_from_dict, default_to_dict
 
-from ctxselect.integrations._fields import candidate, choose
+from ctxselect.integrations._fields import LastSelection, candidate, choose
 from ctxselect.selection.api import Selection
 
 __all__ = ["CtxSelectRanker"]
@@ -58,7 +60,14 @@ class CtxSelectRanker:
         self.select_options, self.use_scores = dict(select_options or {}), use_scores
         self.keys = {"source": source_key, "timestamp": timestamp_key, "scope": scope_key, "tokens": tokens_key}
         self.default_source = default_source
-        self.last_selection: Optional[Selection] = None
+        self._last = LastSelection()
+
+    @property
+    def last_selection(self) -> Optional[Selection]:
+        """The :class:`ctxselect.Selection` of this thread's last run (report, reasons, unresolved
+        conflicts); None before this thread's first run, after a run with no documents and after one that
+        failed. Each thread sees its own (``run_async``: the awaiting thread's)."""
+        return self._last.get()
 
     def to_dict(self) -> dict[str, Any]:
         """The component's configuration, for Haystack's pipeline serialisation."""
@@ -85,10 +94,22 @@ class CtxSelectRanker:
         ctxselect.InputError
             For a document whose fields ctxselect cannot read (naming the document and field).
         """
-        self.last_selection = None  # a call with no documents, or one that fails, shows no earlier call's
-        if not documents:
-            return {"documents": []}
-        selection, chosen = choose(documents, self._candidate, self.requirements, self.token_budget, query,
-                                   self.method, self.select_options)
-        self.last_selection = selection
+        self._last.set(None)  # a call with no documents, or one that fails, shows no earlier call's
+        selection, chosen = self._select(documents, query)
+        self._last.set(selection)
         return {"documents": chosen}
+
+    @component.output_types(documents=list[Document])
+    async def run_async(self, documents: list[Document], query: str = "") -> dict[str, list[Document]]:
+        """:meth:`run` in a worker thread (for ``Pipeline.run_async``); :attr:`last_selection` is then the
+        awaiting thread's."""
+        self._last.set(None)
+        selection, chosen = await asyncio.to_thread(self._select, documents, query)
+        self._last.set(selection)
+        return {"documents": chosen}
+
+    def _select(self, documents: list[Document], query: str) -> tuple[Optional[Selection], list[Document]]:
+        if not documents:
+            return None, []
+        return choose(documents, self._candidate, self.requirements, self.token_budget, query, self.method,
+                      self.select_options)

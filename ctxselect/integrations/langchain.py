@@ -15,8 +15,9 @@ scope and token count from ``metadata`` (``source_key``, ``score_key`` ...). A d
 score gets a relevance from its retrieval rank (1 for the first, falling linearly). The
 documents returned are copies with ``metadata["ctxselect"]`` = ``{"position", "status"}`` (LangChain's
 compressors return copies; the inputs are not modified); the whole :class:`ctxselect.Selection`
-of the last call is :attr:`CtxSelectCompressor.last_selection` (its ids are
-``"<position>:<document id>"``, unique even when documents share an id).
+of this thread's last call is :attr:`CtxSelectCompressor.last_selection` (its ids are
+``"<position>:<document id>"``, unique even when documents share an id; per thread, so a compressor
+shared between threads never shows one request another's).
 """
 
 from __future__ import annotations
@@ -25,9 +26,10 @@ from typing import Any, Optional, Sequence
 
 from langchain_core.callbacks import Callbacks
 from langchain_core.documents import BaseDocumentCompressor, Document
+from langchain_core.runnables.config import run_in_executor
 from pydantic import ConfigDict, Field, PrivateAttr
 
-from ctxselect.integrations._fields import candidate, choose
+from ctxselect.integrations._fields import LastSelection, candidate, choose
 from ctxselect.selection.api import Selection
 
 __all__ = ["CtxSelectCompressor"]
@@ -66,13 +68,19 @@ class CtxSelectCompressor(BaseDocumentCompressor):
     scope_key: str = "scope"
     tokens_key: str = "tokens"
     default_source: Optional[str] = None
-    _last: Optional[Selection] = PrivateAttr(default=None)
+    _last: LastSelection = PrivateAttr(default_factory=LastSelection)
 
     @property
     def last_selection(self) -> Optional[Selection]:
-        """The :class:`ctxselect.Selection` of the last call (report, reasons, unresolved conflicts); None
-        before the first call, after a call with no documents and after one that failed."""
-        return self._last
+        """The :class:`ctxselect.Selection` of this thread's last call (report, reasons, unresolved
+        conflicts); None before this thread's first call, after a call with no documents and after one
+        that failed. Each thread sees its own (``acompress_documents``: the awaiting thread's)."""
+        return self._last.get()
+
+    def __copy__(self) -> "CtxSelectCompressor":  # pydantic's shallow copy would share the per-thread record
+        clone = super().__copy__()
+        clone._last = LastSelection()
+        return clone
 
     def _candidate(self, k: int, n: int, doc: Document) -> dict[str, Any]:
         meta = doc.metadata or {}
@@ -91,12 +99,25 @@ class CtxSelectCompressor(BaseDocumentCompressor):
         ctxselect.InputError
             For a document whose fields ctxselect cannot read (naming the document and field).
         """
-        self._last = None  # a call with no documents, or one that fails, shows no earlier call's
+        self._last.set(None)  # a call with no documents, or one that fails, shows no earlier call's
+        selection, out = self._compress(documents, query)
+        self._last.set(selection)
+        return out
+
+    async def acompress_documents(self, documents: Sequence[Document], query: str,
+                                  callbacks: Optional[Callbacks] = None) -> Sequence[Document]:
+        """:meth:`compress_documents` in an executor thread; :attr:`last_selection` is then the awaiting
+        thread's."""
+        self._last.set(None)
+        selection, out = await run_in_executor(None, self._compress, documents, query)
+        self._last.set(selection)
+        return out
+
+    def _compress(self, documents: Sequence[Document], query: str) -> tuple[Optional[Selection], list[Document]]:
         documents = list(documents)
         if not documents:
-            return []
+            return None, []
         selection, chosen = choose(documents, self._candidate, self.requirements, self.token_budget, query,
                                    self.method, self.select_options)
-        self._last = selection  # (the copies read this call's own: another call may set it meanwhile)
-        return [doc.model_copy(update={"metadata": dict(doc.metadata or {}, ctxselect={
+        return selection, [doc.model_copy(update={"metadata": dict(doc.metadata or {}, ctxselect={
             "position": place, "status": selection.status})}) for place, doc in enumerate(chosen)]

@@ -11,19 +11,21 @@ assembly order::
 A node's text is ``node.get_content()``; its relevance is its score (which must then lie in
 [0, 1]; with ``use_scores=False``, or when a node has no score, the retrieval rank gives it: 1
 for the first, falling linearly); source, timestamp, scope and token count are read from
-``node.metadata`` by name. The whole :class:`ctxselect.Selection` of the last call is
-:attr:`CtxSelectPostprocessor.last_selection` (ids ``"<position>:<node id>"``).
+``node.metadata`` by name. The whole :class:`ctxselect.Selection` of this thread's last call is
+:attr:`CtxSelectPostprocessor.last_selection` (ids ``"<position>:<node id>"``; per thread, so a
+postprocessor shared between threads never shows one request another's).
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, List, Optional
 
 from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
-from ctxselect.integrations._fields import candidate, choose
+from ctxselect.integrations._fields import LastSelection, candidate, choose
 from ctxselect.selection.api import Selection
 
 __all__ = ["CtxSelectPostprocessor"]
@@ -61,7 +63,7 @@ class CtxSelectPostprocessor(BaseNodePostprocessor):
     scope_key: str = "scope"
     tokens_key: str = "tokens"
     default_source: Optional[str] = None
-    _last: Optional[Selection] = PrivateAttr(default=None)
+    _last: LastSelection = PrivateAttr(default_factory=LastSelection)
 
     @classmethod
     def class_name(cls) -> str:
@@ -69,9 +71,15 @@ class CtxSelectPostprocessor(BaseNodePostprocessor):
 
     @property
     def last_selection(self) -> Optional[Selection]:
-        """The :class:`ctxselect.Selection` of the last call (report, reasons, unresolved conflicts); None
-        before the first call, after a call with no documents and after one that failed."""
-        return self._last
+        """The :class:`ctxselect.Selection` of this thread's last call (report, reasons, unresolved
+        conflicts); None before this thread's first call, after a call with no nodes and after one that
+        failed. Each thread sees its own (``apostprocess_nodes``: the awaiting thread's)."""
+        return self._last.get()
+
+    def __copy__(self) -> "CtxSelectPostprocessor":  # pydantic's shallow copy would share the per-thread record
+        clone = super().__copy__()
+        clone._last = LastSelection()
+        return clone
 
     def _candidate(self, k: int, n: int, item: NodeWithScore) -> dict[str, Any]:
         keys = {"source": self.source_key, "timestamp": self.timestamp_key, "scope": self.scope_key,
@@ -88,10 +96,23 @@ class CtxSelectPostprocessor(BaseNodePostprocessor):
         ctxselect.InputError
             For a node whose fields ctxselect cannot read (naming the node and field).
         """
-        self._last = None  # a call with no nodes, or one that fails, shows no earlier call's
-        if not nodes:
-            return []
-        query = query_bundle.query_str if query_bundle is not None else ""
-        self._last, chosen = choose(nodes, self._candidate, self.requirements, self.token_budget, query, self.method,
-                                    self.select_options)
+        self._last.set(None)  # a call with no nodes, or one that fails, shows no earlier call's
+        selection, chosen = self._select(nodes, query_bundle)
+        self._last.set(selection)
         return chosen
+
+    async def _apostprocess_nodes(self, nodes: List[NodeWithScore],
+                                  query_bundle: Optional[QueryBundle] = None) -> List[NodeWithScore]:
+        """:meth:`_postprocess_nodes` in a worker thread; :attr:`last_selection` is then the awaiting thread's."""
+        self._last.set(None)
+        selection, chosen = await asyncio.to_thread(self._select, nodes, query_bundle)
+        self._last.set(selection)
+        return chosen
+
+    def _select(self, nodes: List[NodeWithScore],
+                query_bundle: Optional[QueryBundle]) -> tuple[Optional[Selection], List[NodeWithScore]]:
+        if not nodes:
+            return None, []
+        query = query_bundle.query_str if query_bundle is not None else ""
+        return choose(nodes, self._candidate, self.requirements, self.token_budget, query, self.method,
+                      self.select_options)

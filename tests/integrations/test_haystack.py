@@ -1,6 +1,10 @@
 """The Haystack component against the real haystack-ai: a @component in a Pipeline after a real
 BM25 retriever, its run() contract, and its serialisation."""
 
+import asyncio
+import copy
+import pickle
+
 import pytest
 
 pytest.importorskip("haystack")
@@ -11,6 +15,7 @@ from haystack.document_stores.in_memory import InMemoryDocumentStore  # noqa: E4
 
 import ctxselect  # noqa: E402
 from ctxselect.integrations.haystack import CtxSelectRanker  # noqa: E402
+from tests.integrations._threads import a_calls_b_calls_a_reads  # noqa: E402
 
 TEXTS = ["Annual plans can be refunded within 30 days of purchase.",
          "Annual plans can be refunded within 30 days of purchase.",
@@ -70,3 +75,24 @@ def test_no_earlier_selection_shows_after_an_empty_or_failed_run():
     with pytest.raises(ctxselect.InputError):
         ranker.run(documents=[Document(id="x", content="text", score=12.0, meta={})], query="q")
     assert ranker.last_selection is None
+
+
+def test_last_selection_is_this_threads_last_run():
+    # four threads sharing one ranker read another thread's selection (its candidate texts included)
+    ranker = CtxSelectRanker(token_budget=100, requirements={"allowed_scopes": ["public"]})
+    b_docs = [Document(id="b-note", content="Tenant B's only note.", meta={"scope": "public"})]
+    a, b = a_calls_b_calls_a_reads(lambda docs: ranker.run(documents=docs, query="q"),
+                                   lambda: ranker.last_selection, _docs(), b_docs)
+    assert b.ids == ["0:b-note"]
+    assert "0:b-note" not in a.ids and len(a.ids) + len(a.excluded) == 4
+    assert ranker.last_selection is None  # this (third) thread ran nothing
+
+
+def test_run_async_and_copies_keep_their_own_last_selection():
+    ranker = CtxSelectRanker(token_budget=100, requirements={"allowed_scopes": ["public"]})
+    out = asyncio.run(ranker.run_async(documents=_docs(), query="refunds"))["documents"]  # on a worker thread
+    assert [d.id for d in out] == [cid.split(":", 1)[1] for cid in ranker.last_selection.ids]
+    for clone in (copy.deepcopy(ranker), pickle.loads(pickle.dumps(ranker)),
+                  CtxSelectRanker.from_dict(ranker.to_dict())):
+        assert clone.last_selection is None and clone.to_dict() == ranker.to_dict()
+        assert [d.id for d in clone.run(documents=_docs(), query="refunds")["documents"]] == [d.id for d in out]

@@ -2,7 +2,9 @@
 sync and async, after a real in-memory retriever in a runnable chain."""
 
 import asyncio
+import copy
 import dataclasses
+import pickle
 
 import pytest
 
@@ -15,6 +17,7 @@ from langchain_core.vectorstores import InMemoryVectorStore  # noqa: E402
 
 import ctxselect  # noqa: E402
 from ctxselect.integrations.langchain import CtxSelectCompressor  # noqa: E402
+from tests.integrations._threads import a_calls_b_calls_a_reads  # noqa: E402
 
 DOCS = [
     Document("Annual plans can be refunded within 30 days of purchase.", id="refund-v2",
@@ -161,13 +164,38 @@ def test_each_call_stamps_its_own_status(monkeypatch):
 
     class Landing(list):  # another call's selection lands while this call's copies are made
         def __iter__(self):
-            compressor._last = dataclasses.replace(compressor._last, status="another call's")
+            compressor._last.set(dataclasses.replace(self.selection, status="another call's"))
             return super().__iter__()
 
     def choose_then_overwritten(*args):
         selection, chosen = real(*args)
-        return selection, Landing(chosen)
+        landing = Landing(chosen)
+        landing.selection = selection
+        return selection, landing
 
     monkeypatch.setattr(lc, "choose", choose_then_overwritten)
     out = compressor.compress_documents(docs, "refund window")
     assert out and {d.metadata["ctxselect"]["status"] for d in out} == {"optimal"}
+
+
+def test_last_selection_is_this_threads_last_call():
+    # four threads sharing one compressor read another thread's selection (its candidate texts included)
+    a_docs = [d.model_copy(update={"metadata": {**d.metadata, "scope": "public"}}) for d in DOCS[:3]]
+    b_docs = [Document("Tenant B's only note.", id="b-note", metadata={"scope": "public"})]
+    compressor = _compressor()
+    a, b = a_calls_b_calls_a_reads(lambda docs: compressor.compress_documents(docs, "q"),
+                                   lambda: compressor.last_selection, a_docs, b_docs)
+    assert b.ids == ["0:b-note"]
+    assert a is not b and "0:b-note" not in a.ids and len(a.ids) + len(a.excluded) == 3
+    assert compressor.last_selection is None  # this (third) thread made no call
+
+
+def test_the_per_thread_record_constructs_copies_pickles_and_serialises_as_before():
+    docs = [d.model_copy(update={"metadata": {**d.metadata, "scope": "public"}}) for d in DOCS[:3]]
+    compressor = _compressor()
+    out = asyncio.run(compressor.acompress_documents(docs, "refund window"))  # computed on an executor thread
+    assert [d.id for d in out] == [cid.split(":", 1)[1] for cid in compressor.last_selection.ids]
+    for clone in (compressor.model_copy(), copy.deepcopy(compressor), pickle.loads(pickle.dumps(compressor))):
+        assert clone.last_selection is None and clone.token_budget == 100 and clone.requirements == compressor.requirements
+        assert [d.id for d in clone.compress_documents(docs, "refund window")] == [d.id for d in out]
+    assert compressor.model_dump()["token_budget"] == 100 and "_last" not in compressor.model_dump()

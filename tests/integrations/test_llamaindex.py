@@ -1,6 +1,10 @@
 """The LlamaIndex component against the real llama-index-core: the BaseNodePostprocessor contract,
 called directly and in a query engine's postprocessor list."""
 
+import asyncio
+import copy
+import pickle
+
 import pytest
 
 pytest.importorskip("llama_index.core")
@@ -13,6 +17,7 @@ from llama_index.core.schema import NodeWithScore, TextNode  # noqa: E402
 
 import ctxselect  # noqa: E402
 from ctxselect.integrations.llamaindex import CtxSelectPostprocessor  # noqa: E402
+from tests.integrations._threads import a_calls_b_calls_a_reads  # noqa: E402
 
 TEXTS = ["Annual plans can be refunded within 30 days of purchase.",
          "Annual plans can be refunded within 30 days of purchase.",
@@ -68,3 +73,24 @@ def test_no_earlier_selection_shows_after_an_empty_or_failed_call():
     with pytest.raises(ctxselect.InputError):
         pp.postprocess_nodes(_nodes(scores=(12.0, 0.5, 0.5, 0.5)), query_str="q")
     assert pp.last_selection is None
+
+
+def test_last_selection_is_this_threads_last_call():
+    # threads sharing one postprocessor read another thread's selection (its candidate texts included)
+    post = CtxSelectPostprocessor(token_budget=100, requirements={"allowed_scopes": ["public"]})
+    b_nodes = [NodeWithScore(node=TextNode(text="Tenant B's only note.", id_="b-note", metadata={"scope": "public"}))]
+    a, b = a_calls_b_calls_a_reads(lambda nodes: post.postprocess_nodes(nodes, query_str="q"),
+                                   lambda: post.last_selection, _nodes(), b_nodes)
+    assert b.ids == ["0:b-note"]
+    assert "0:b-note" not in a.ids and len(a.ids) + len(a.excluded) == 4
+    assert post.last_selection is None  # this (third) thread made no call
+
+
+def test_async_copies_and_serialisation_keep_their_own_last_selection():
+    post = CtxSelectPostprocessor(token_budget=100, requirements={"allowed_scopes": ["public"]})
+    out = asyncio.run(post.apostprocess_nodes(_nodes(), query_str="refunds"))  # on a worker thread
+    assert [n.node.node_id for n in out] == [cid.split(":", 1)[1] for cid in post.last_selection.ids]
+    for clone in (post.model_copy(), copy.deepcopy(post), pickle.loads(pickle.dumps(post)),
+                  CtxSelectPostprocessor.from_dict(post.to_dict())):
+        assert clone.last_selection is None and clone.token_budget == 100
+        assert clone.postprocess_nodes(_nodes(), query_str="refunds") == out
