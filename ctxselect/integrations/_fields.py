@@ -3,10 +3,33 @@
 
 from __future__ import annotations
 
+import inspect
 import threading
 from typing import Any, Callable, Mapping, Optional, Sequence
 
+from ctxselect.errors import InputError
 from ctxselect.selection.api import Selection, select
+
+#: What each component passes to :func:`ctxselect.select` itself; ``select_options`` may hold any other keyword.
+_OWN = ("candidates", "requirements", "query", "method")
+#: The keywords ``select_options`` may hold, read from :func:`ctxselect.select`'s signature.
+SELECT_OPTIONS = tuple(name for name in inspect.signature(select).parameters if name not in _OWN)
+
+
+def check_select_options(options: Any) -> dict[str, Any]:
+    """``options`` checked as keyword arguments of :func:`ctxselect.select` that a component passes on:
+    a key it does not take, or one the component passes itself, is an :class:`InputError` listing the
+    valid ones."""
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        raise InputError(field="select_options", expected="a dict of select() options", found=options)
+    for key in options:
+        if key not in SELECT_OPTIONS:
+            name = key if isinstance(key, str) else type(key).__name__
+            raise InputError(field=f"select_options.{name}", message="not a select() option the component passes on",
+                             expected="one of " + ", ".join(SELECT_OPTIONS))
+    return dict(options)
 
 
 class LastSelection:
@@ -63,5 +86,6 @@ def choose(items: Sequence[Any], to_candidate: Callable[[int, int, Any], dict[st
     """:func:`ctxselect.select` over a framework's ``items`` (``to_candidate(k, n, item)`` maps
     each, as :func:`candidate` does): the selection, and the chosen items in assembly order."""
     candidates = [to_candidate(k, len(items), item) for k, item in enumerate(items)]
-    selection = select(candidates, {**requirements, "token_budget": token_budget}, query, method, **options)
+    selection = select(candidates, {**requirements, "token_budget": token_budget}, query, method,
+                       **check_select_options(options))
     return selection, [items[position(cid)] for cid in selection.ids]

@@ -23,7 +23,7 @@ from typing import Any, Optional
 
 from haystack import Document, component, default_from_dict, default_to_dict
 
-from ctxselect.integrations._fields import LastSelection, candidate, choose
+from ctxselect.integrations._fields import LastSelection, candidate, check_select_options, choose
 from ctxselect.selection.api import Selection
 
 __all__ = ["CtxSelectRanker"]
@@ -42,7 +42,9 @@ class CtxSelectRanker:
     method : str
         ``optimal`` (default) or a baseline (``greedy``, ``topk``, ``density``, ``mmr``).
     select_options : dict, optional
-        Keyword arguments of :func:`ctxselect.select` (``time_limit``, ``weights`` ...).
+        Keyword arguments of :func:`ctxselect.select` (``time_limit``, ``weights`` ...), all but those the
+        component passes itself (``requirements``, ``method``); another key is an :class:`ctxselect.InputError`
+        at construction, listing the valid ones.
     use_scores : bool
         Read relevance from the documents' scores (they must lie in [0, 1]); else from their rank.
     source_key, timestamp_key, scope_key, tokens_key : str
@@ -57,7 +59,7 @@ class CtxSelectRanker:
                  timestamp_key: str = "timestamp", scope_key: str = "scope", tokens_key: str = "tokens",
                  default_source: Optional[str] = None) -> None:
         self.token_budget, self.requirements, self.method = token_budget, dict(requirements or {}), method
-        self.select_options, self.use_scores = dict(select_options or {}), use_scores
+        self.select_options, self.use_scores = check_select_options(select_options), use_scores
         self.keys = {"source": source_key, "timestamp": timestamp_key, "scope": scope_key, "tokens": tokens_key}
         self.default_source = default_source
         self._last = LastSelection()

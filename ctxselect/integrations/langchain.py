@@ -29,7 +29,7 @@ from langchain_core.documents import BaseDocumentCompressor, Document
 from langchain_core.runnables.config import run_in_executor
 from pydantic import ConfigDict, Field, PrivateAttr
 
-from ctxselect.integrations._fields import LastSelection, candidate, choose
+from ctxselect.integrations._fields import LastSelection, candidate, check_select_options, choose
 from ctxselect.selection.api import Selection
 
 __all__ = ["CtxSelectCompressor"]
@@ -47,7 +47,9 @@ class CtxSelectCompressor(BaseDocumentCompressor):
     method : str
         ``optimal`` (default) or a baseline (``greedy``, ``topk``, ``density``, ``mmr``).
     select_options : dict, optional
-        Keyword arguments of :func:`ctxselect.select` (``time_limit``, ``weights`` ...).
+        Keyword arguments of :func:`ctxselect.select` (``time_limit``, ``weights`` ...), all but those the
+        component passes itself (``requirements``, ``method``); another key is an :class:`ctxselect.InputError`
+        at construction, listing the valid ones.
     id_key, source_key, score_key, timestamp_key, scope_key, tokens_key : str
         Metadata keys the fields are read from.
     default_source : str, optional
@@ -69,6 +71,10 @@ class CtxSelectCompressor(BaseDocumentCompressor):
     tokens_key: str = "tokens"
     default_source: Optional[str] = None
     _last: LastSelection = PrivateAttr(default_factory=LastSelection)
+
+    def __init__(self, **data: Any) -> None:
+        super().__init__(**data)
+        check_select_options(self.select_options)  # a key select() does not take fails here, not on the first call
 
     @property
     def last_selection(self) -> Optional[Selection]:

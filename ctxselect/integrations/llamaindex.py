@@ -25,7 +25,7 @@ from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
-from ctxselect.integrations._fields import LastSelection, candidate, choose
+from ctxselect.integrations._fields import LastSelection, candidate, check_select_options, choose
 from ctxselect.selection.api import Selection
 
 __all__ = ["CtxSelectPostprocessor"]
@@ -43,7 +43,9 @@ class CtxSelectPostprocessor(BaseNodePostprocessor):
     method : str
         ``optimal`` (default) or a baseline (``greedy``, ``topk``, ``density``, ``mmr``).
     select_options : dict, optional
-        Keyword arguments of :func:`ctxselect.select` (``time_limit``, ``weights`` ...).
+        Keyword arguments of :func:`ctxselect.select` (``time_limit``, ``weights`` ...), all but those the
+        component passes itself (``requirements``, ``method``); another key is an :class:`ctxselect.InputError`
+        at construction, listing the valid ones.
     use_scores : bool
         Read relevance from the nodes' scores (they must lie in [0, 1]); else from their rank.
     source_key, timestamp_key, scope_key, tokens_key : str
@@ -68,6 +70,10 @@ class CtxSelectPostprocessor(BaseNodePostprocessor):
     @classmethod
     def class_name(cls) -> str:
         return "CtxSelectPostprocessor"
+
+    def __init__(self, **data: Any) -> None:
+        super().__init__(**data)
+        check_select_options(self.select_options)  # a key select() does not take fails here, not on the first call
 
     @property
     def last_selection(self) -> Optional[Selection]:

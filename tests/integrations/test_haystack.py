@@ -96,3 +96,14 @@ def test_run_async_and_copies_keep_their_own_last_selection():
                   CtxSelectRanker.from_dict(ranker.to_dict())):
         assert clone.last_selection is None and clone.to_dict() == ranker.to_dict()
         assert [d.id for d in clone.run(documents=_docs(), query="refunds")["documents"]] == [d.id for d in out]
+
+
+@pytest.mark.parametrize("key", ["bogus", "method", "requirements"])
+def test_a_select_option_select_does_not_take_fails_at_construction(key):
+    # it failed on the first run, with select()'s TypeError ("unexpected keyword", "multiple values")
+    with pytest.raises(ctxselect.InputError, match=rf"^field 'select_options\.{key}': .*expected one of order, "
+                                                   r"enforce_gate, time_limit, .*relevance$"):
+        CtxSelectRanker(token_budget=5, select_options={key: 1})
+    with pytest.raises(ctxselect.InputError, match=r"field 'select_options': expected a dict"):
+        CtxSelectRanker(token_budget=5, select_options=["time_limit"])
+    assert CtxSelectRanker(token_budget=5, select_options={"time_limit": 0.5}).run(documents=[])["documents"] == []

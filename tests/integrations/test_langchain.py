@@ -199,3 +199,15 @@ def test_the_per_thread_record_constructs_copies_pickles_and_serialises_as_befor
         assert clone.last_selection is None and clone.token_budget == 100 and clone.requirements == compressor.requirements
         assert [d.id for d in clone.compress_documents(docs, "refund window")] == [d.id for d in out]
     assert compressor.model_dump()["token_budget"] == 100 and "_last" not in compressor.model_dump()
+
+
+@pytest.mark.parametrize("key", ["bogus", "method", "requirements"])
+def test_a_select_option_select_does_not_take_fails_at_construction(key):
+    # it failed on the first call, with select()'s TypeError ("unexpected keyword", "multiple values")
+    with pytest.raises(ctxselect.InputError, match=rf"^field 'select_options\.{key}': .*expected one of order, "
+                                                   r"enforce_gate, time_limit, .*relevance$"):
+        CtxSelectCompressor(token_budget=5, select_options={key: 1})
+    compressor = CtxSelectCompressor(token_budget=5, select_options={"time_limit": 0.5})
+    compressor.select_options[key] = 1  # set after construction: the call refuses it the same way
+    with pytest.raises(ctxselect.InputError, match=rf"select_options\.{key}"):
+        compressor.compress_documents([Document("a note", id="a")], "q")

@@ -94,3 +94,13 @@ def test_async_copies_and_serialisation_keep_their_own_last_selection():
                   CtxSelectPostprocessor.from_dict(post.to_dict())):
         assert clone.last_selection is None and clone.token_budget == 100
         assert clone.postprocess_nodes(_nodes(), query_str="refunds") == out
+
+
+@pytest.mark.parametrize("key", ["bogus", "method", "requirements"])
+def test_a_select_option_select_does_not_take_fails_at_construction(key):
+    # it failed on the first call, with select()'s TypeError ("unexpected keyword", "multiple values")
+    with pytest.raises(ctxselect.InputError, match=rf"^field 'select_options\.{key}': .*expected one of order, "
+                                                   r"enforce_gate, time_limit, .*relevance$"):
+        CtxSelectPostprocessor(token_budget=5, select_options={key: 1})
+    assert CtxSelectPostprocessor(token_budget=100, select_options={"time_limit": 0.5}).postprocess_nodes(
+        _nodes(), query_str="refunds")
