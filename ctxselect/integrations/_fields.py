@@ -57,6 +57,24 @@ class LastSelection:
         return (LastSelection, ())
 
 
+def refuse(noun: str, k: int, field: str, expected: str, found: Any) -> InputError:
+    """The error for item ``k`` (a ``noun``) whose ``field`` is not ``expected``: it names the type found,
+    never the value (which may be a document's text)."""
+    return InputError(f"{noun} #{k}: expected {expected}, found {type(found).__name__}", field=field)
+
+
+def items(values: Any, noun: str, field: str, kind: type, expected: str) -> list:
+    """``values`` (any iterable) as a list, each a ``kind``; else an :class:`InputError` naming the item."""
+    if isinstance(values, (str, bytes, Mapping)) or not hasattr(values, "__iter__"):
+        plural = expected.split(" ", 1)[-1] + "s"  # "a haystack Document": "haystack Documents"
+        raise InputError(field=field, message=f"expected an iterable of {plural}, found {type(values).__name__}")
+    out = list(values)
+    for k, value in enumerate(out):
+        if not isinstance(value, kind):
+            raise refuse(noun, k, field, expected, value)
+    return out
+
+
 def candidate(k: int, n: int, doc_id: Any, text: str, meta: Optional[Mapping[str, Any]], score: Any,
               keys: Mapping[str, str], default_source: Optional[str]) -> dict[str, Any]:
     """Document ``k`` of ``n`` as a candidate: id ``"<k>:<doc_id>"`` (unique even when documents
@@ -64,8 +82,15 @@ def candidate(k: int, n: int, doc_id: Any, text: str, meta: Optional[Mapping[str
     falling linearly), and the source, timestamp, scope and token count that ``meta`` holds under
     ``keys``. A document whose meta names no source gets ``default_source``, or, when that is None,
     none (ctxselect's ``DEFAULT_SOURCE``, which source rules refuse with an error naming it)."""
-    meta = meta or {}
-    out: dict[str, Any] = {"id": f"{k}:{doc_id}", "text": text,
+    if meta is None:
+        meta = {}
+    elif not isinstance(meta, Mapping):
+        raise refuse("document", k, "metadata", "a dict", meta)
+    try:
+        cid = f"{k}:{doc_id}"
+    except Exception:  # an id whose __format__ (or __str__) raises or returns no text
+        raise refuse("document", k, "id", "an id that formats as text", doc_id) from None
+    out: dict[str, Any] = {"id": cid, "text": text,
                            "relevance": 1.0 - k / max(n, 1) if score is None else score, "rank": k + 1}
     source = meta.get(keys["source"], default_source)
     if source is not None:

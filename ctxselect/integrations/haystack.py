@@ -23,7 +23,7 @@ from typing import Any, Optional
 
 from haystack import Document, component, default_from_dict, default_to_dict
 
-from ctxselect.integrations._fields import LastSelection, candidate, check_select_options, choose
+from ctxselect.integrations._fields import LastSelection, candidate, check_select_options, choose, items
 from ctxselect.selection.api import Selection
 
 __all__ = ["CtxSelectRanker"]
@@ -94,7 +94,8 @@ class CtxSelectRanker:
         Raises
         ------
         ctxselect.InputError
-            For a document whose fields ctxselect cannot read (naming the document and field).
+            For ``documents`` that is no iterable of ``Document`` (a generator is read as a list), or a
+            document whose fields ctxselect cannot read (naming the document and field; never quoting its text).
         """
         self._last.set(None)  # a call with no documents, or one that fails, shows no earlier call's
         selection, chosen = self._select(documents, query)
@@ -111,6 +112,7 @@ class CtxSelectRanker:
         return {"documents": chosen}
 
     def _select(self, documents: list[Document], query: str) -> tuple[Optional[Selection], list[Document]]:
+        documents = items(documents, "document", "documents", Document, "a haystack Document")  # any iterable
         if not documents:
             return None, []
         return choose(documents, self._candidate, self.requirements, self.token_budget, query, self.method,

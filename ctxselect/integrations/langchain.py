@@ -22,14 +22,14 @@ shared between threads never shows one request another's).
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from typing import Any, Mapping, Optional, Sequence
 
 from langchain_core.callbacks import Callbacks
 from langchain_core.documents import BaseDocumentCompressor, Document
 from langchain_core.runnables.config import run_in_executor
 from pydantic import ConfigDict, Field, PrivateAttr
 
-from ctxselect.integrations._fields import LastSelection, candidate, check_select_options, choose
+from ctxselect.integrations._fields import LastSelection, candidate, check_select_options, choose, items, refuse
 from ctxselect.selection.api import Selection
 
 __all__ = ["CtxSelectCompressor"]
@@ -89,7 +89,9 @@ class CtxSelectCompressor(BaseDocumentCompressor):
         return clone
 
     def _candidate(self, k: int, n: int, doc: Document) -> dict[str, Any]:
-        meta = doc.metadata or {}
+        meta = doc.metadata if doc.metadata is not None else {}
+        if not isinstance(meta, Mapping):
+            raise refuse("document", k, "metadata", "a dict", meta)
         doc_id = doc.id if getattr(doc, "id", None) else meta.get(self.id_key, k)
         keys = {"source": self.source_key, "timestamp": self.timestamp_key, "scope": self.scope_key,
                 "tokens": self.tokens_key}
@@ -103,7 +105,8 @@ class CtxSelectCompressor(BaseDocumentCompressor):
         Raises
         ------
         ctxselect.InputError
-            For a document whose fields ctxselect cannot read (naming the document and field).
+            For ``documents`` that is no iterable of ``Document`` or a document whose fields ctxselect cannot
+            read (naming the document and field; never quoting its text).
         """
         self._last.set(None)  # a call with no documents, or one that fails, shows no earlier call's
         selection, out = self._compress(documents, query)
@@ -120,7 +123,7 @@ class CtxSelectCompressor(BaseDocumentCompressor):
         return out
 
     def _compress(self, documents: Sequence[Document], query: str) -> tuple[Optional[Selection], list[Document]]:
-        documents = list(documents)
+        documents = items(documents, "document", "documents", Document, "a langchain Document")
         if not documents:
             return None, []
         selection, chosen = choose(documents, self._candidate, self.requirements, self.token_budget, query,

@@ -25,7 +25,8 @@ from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
-from ctxselect.integrations._fields import LastSelection, candidate, check_select_options, choose
+from ctxselect.integrations._fields import LastSelection, candidate, check_select_options, choose, items
+from ctxselect.errors import InputError
 from ctxselect.selection.api import Selection
 
 __all__ = ["CtxSelectPostprocessor"]
@@ -100,7 +101,9 @@ class CtxSelectPostprocessor(BaseNodePostprocessor):
         Raises
         ------
         ctxselect.InputError
-            For a node whose fields ctxselect cannot read (naming the node and field).
+            For a ``query_bundle`` that is no ``QueryBundle`` (a string goes in ``query_str=``), ``nodes`` that
+            is no iterable of ``NodeWithScore``, or a node whose fields ctxselect cannot read (naming the node
+            and field; never quoting its text).
         """
         self._last.set(None)  # a call with no nodes, or one that fails, shows no earlier call's
         selection, chosen = self._select(nodes, query_bundle)
@@ -117,6 +120,10 @@ class CtxSelectPostprocessor(BaseNodePostprocessor):
 
     def _select(self, nodes: List[NodeWithScore],
                 query_bundle: Optional[QueryBundle]) -> tuple[Optional[Selection], List[NodeWithScore]]:
+        if query_bundle is not None and not isinstance(query_bundle, QueryBundle):  # BaseNodePostprocessor: a bundle
+            raise InputError(field="query_bundle", message="expected a llama_index QueryBundle (a query string goes in "
+                             f"query_str=), found {type(query_bundle).__name__}")
+        nodes = items(nodes, "node", "nodes", NodeWithScore, "a llama_index NodeWithScore")
         if not nodes:
             return None, []
         query = query_bundle.query_str if query_bundle is not None else ""

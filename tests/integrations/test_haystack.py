@@ -107,3 +107,29 @@ def test_a_select_option_select_does_not_take_fails_at_construction(key):
     with pytest.raises(ctxselect.InputError, match=r"field 'select_options': expected a dict"):
         CtxSelectRanker(token_budget=5, select_options=["time_limit"])
     assert CtxSelectRanker(token_budget=5, select_options={"time_limit": 0.5}).run(documents=[])["documents"] == []
+
+
+class _Unformattable:
+    def __format__(self, spec):
+        raise RuntimeError("no")
+
+
+@pytest.mark.parametrize("documents, message", [
+    ([Document(content="abc def ghi", meta=[1, 2])], r"^field 'metadata': document #0: expected a dict, found list$"),
+    ([None], r"^field 'documents': document #0: expected a haystack Document, found NoneType$"),
+    (["Internal: secret plan"], r"^field 'documents': document #0: expected a haystack Document, found str$"),
+    (None, r"^field 'documents': expected an iterable of haystack Documents, found NoneType$"),
+    ([Document(id=_Unformattable(), content="abc")],
+     r"^field 'id': document #0: expected an id that formats as text, found _Unformattable$"),
+])
+def test_items_or_meta_of_the_wrong_type_are_located_errors(documents, message):
+    # these raised AttributeError or TypeError, or the id's own error (and no text appears in the message)
+    with pytest.raises(ctxselect.InputError, match=message):
+        CtxSelectRanker(token_budget=100).run(documents=documents, query="q")
+
+
+def test_a_generator_of_documents_is_read_as_a_list():
+    docs = _docs()
+    out = CtxSelectRanker(token_budget=100, requirements={"allowed_scopes": ["public"]}).run(
+        documents=(d for d in docs), query="refunds")["documents"]
+    assert out and all(any(o is d for d in docs) for o in out)

@@ -196,7 +196,8 @@ def test_the_per_thread_record_constructs_copies_pickles_and_serialises_as_befor
     out = asyncio.run(compressor.acompress_documents(docs, "refund window"))  # computed on an executor thread
     assert [d.id for d in out] == [cid.split(":", 1)[1] for cid in compressor.last_selection.ids]
     for clone in (compressor.model_copy(), copy.deepcopy(compressor), pickle.loads(pickle.dumps(compressor))):
-        assert clone.last_selection is None and clone.token_budget == 100 and clone.requirements == compressor.requirements
+        assert clone.last_selection is None and clone.token_budget == 100
+        assert clone.requirements == compressor.requirements
         assert [d.id for d in clone.compress_documents(docs, "refund window")] == [d.id for d in out]
     assert compressor.model_dump()["token_budget"] == 100 and "_last" not in compressor.model_dump()
 
@@ -211,3 +212,30 @@ def test_a_select_option_select_does_not_take_fails_at_construction(key):
     compressor.select_options[key] = 1  # set after construction: the call refuses it the same way
     with pytest.raises(ctxselect.InputError, match=rf"select_options\.{key}"):
         compressor.compress_documents([Document("a note", id="a")], "q")
+
+
+class _Unformattable:
+    def __format__(self, spec):
+        raise RuntimeError("no")
+
+
+@pytest.mark.parametrize("documents, message", [
+    (["Internal: secret plan"], r"^field 'documents': document #0: expected a langchain Document, found str$"),
+    ([Document("ok", id="a"), None],
+     r"^field 'documents': document #1: expected a langchain Document, found NoneType$"),
+    (None, r"^field 'documents': expected an iterable of langchain Documents, found NoneType$"),
+    ([Document.model_construct(page_content="abc", metadata=[1, 2])],
+     r"^field 'metadata': document #0: expected a dict, found list$"),
+    ([Document("abc", metadata={"id": _Unformattable()})],
+     r"^field 'id': document #0: expected an id that formats as text, found _Unformattable$"),
+])
+def test_items_or_metadata_of_the_wrong_type_are_located_errors(documents, message):
+    # these raised AttributeError or TypeError (and a str item's text must not appear in the message)
+    with pytest.raises(ctxselect.InputError, match=message):
+        _compressor().compress_documents(documents, "q")
+
+
+def test_any_iterable_of_documents_is_read():
+    docs = (d.model_copy(update={"metadata": {**d.metadata, "scope": "public"}}) for d in DOCS[:3])
+    out = _compressor().compress_documents(docs, "refund window")
+    assert out and {d.id for d in out} <= {"refund-v2", "refund-copy", "payout"}

@@ -13,7 +13,7 @@ from llama_index.core import Settings, VectorStoreIndex  # noqa: E402
 from llama_index.core.embeddings import MockEmbedding  # noqa: E402
 from llama_index.core.llms import MockLLM  # noqa: E402
 from llama_index.core.postprocessor.types import BaseNodePostprocessor  # noqa: E402
-from llama_index.core.schema import NodeWithScore, TextNode  # noqa: E402
+from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode  # noqa: E402
 
 import ctxselect  # noqa: E402
 from ctxselect.integrations.llamaindex import CtxSelectPostprocessor  # noqa: E402
@@ -104,3 +104,21 @@ def test_a_select_option_select_does_not_take_fails_at_construction(key):
         CtxSelectPostprocessor(token_budget=5, select_options={key: 1})
     assert CtxSelectPostprocessor(token_budget=100, select_options={"time_limit": 0.5}).postprocess_nodes(
         _nodes(), query_str="refunds")
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda p: p.postprocess_nodes(_nodes(), "refund"),
+     r"^field 'query_bundle': expected a llama_index QueryBundle \(a query string goes in query_str=\), found str$"),
+    (lambda p: p.postprocess_nodes(_nodes(), query_bundle="refund"), r"found str$"),
+    (lambda p: p.postprocess_nodes([None], query_str="q"),
+     r"^field 'nodes': node #0: expected a llama_index NodeWithScore, found NoneType$"),
+    (lambda p: p.postprocess_nodes([TextNode(text="Internal: secret plan")], query_str="q"),
+     r"^field 'nodes': node #0: expected a llama_index NodeWithScore, found TextNode$"),
+    (lambda p: p.postprocess_nodes(None, query_str="q"), r"^field 'nodes': expected an iterable"),
+])
+def test_a_query_or_node_of_the_wrong_type_is_a_located_error(call, message):
+    # these raised AttributeError (a str query_bundle, as LlamaIndex's own postprocessors would; a TextNode)
+    post = CtxSelectPostprocessor(token_budget=100)
+    with pytest.raises(ctxselect.InputError, match=message):
+        call(post)
+    assert post.postprocess_nodes(_nodes(), QueryBundle("refund"))  # the contract's own form still works
