@@ -120,7 +120,7 @@ def signals(
         pairs whose claims share a unit and context words (:mod:`ctxselect.text.claims`); above
         5,000 candidates, only among chunks that are in a redundancy pair.
     claim_severity : float
-        Severity of a claim contradiction (1.0: never both selected).
+        Severity of a claim contradiction, in [0, 1] (1.0: never both selected).
     zero_outside_window : bool
         Freshness 0 for chunks outside their validity window at ``now``.
     block_size : int
@@ -160,6 +160,10 @@ def signals(
     checks.integer(block_size, "block_size", low=1)
     checks.number(drift_severity, "drift_severity", low=0.0, high=1.0)
     checks.number(drift_threshold, "drift_threshold", low=0.0, high=1.0, low_open=True)
+    claim_severity = checks.number(claim_severity, "claim_severity", low=0.0, high=1.0)
+    confirm_ratio = checks.number(confirm_ratio, "confirm_ratio", low=0.0, high=100.0)
+    checks.boolean(claims, "claims")
+    checks.boolean(zero_outside_window, "zero_outside_window")
     if deadline is not None:
         checks.number(deadline, "deadline")
     if reach is not None and not callable(reach):

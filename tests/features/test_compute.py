@@ -123,6 +123,30 @@ def test_bad_arguments():
         signals(packed, redundancy_threshold=1.5)
 
 
+@pytest.mark.parametrize("option, value, expected", [
+    ("claim_severity", float("nan"), "a number in [0, 1]"), ("claim_severity", -1.0, "a number in [0, 1]"),
+    ("claim_severity", "x", "a number in [0, 1]"), ("claim_severity", None, "a number in [0, 1]"),
+    ("confirm_ratio", "x", "a number in [0, 100]"), ("confirm_ratio", None, "a number in [0, 100]"),
+    ("confirm_ratio", float("nan"), "a number in [0, 100]"), ("confirm_ratio", -1, "a number in [0, 100]"),
+    ("confirm_ratio", 1e308, "a number in [0, 100]"),
+    ("claims", "false", "true or false"), ("claims", 1, "true or false"), ("claims", None, "true or false"),
+    ("zero_outside_window", 10**20, "true or false"), ("zero_outside_window", "no", "true or false"),
+])
+def test_every_option_is_checked(option, value, expected):
+    """claim_severity NaN or -1 silently turned claim conflicts off ("x" crashed in float()),
+    confirm_ratio "x" or None crashed in NumPy, claims and zero_outside_window took any value
+    (10**20: OverflowError in the freshness kernel): each is now an InputError naming the option."""
+    body = "The outage affected {n} people in the northern district on Tuesday evening last week"
+    packed = ctxselect.pack([cand("a", body.format(n="3,559")), cand("b", body.format(n="10,000"))],
+                            {"token_budget": 100})
+    with pytest.raises(ctxselect.InputError) as err:
+        signals(packed, **{option: value})
+    assert f"field '{option}'" in str(err.value) and expected in str(err.value)
+    with pytest.raises(ctxselect.InputError, match=f"field 'signal_options.{option}'|field '{option}'"):
+        ctxselect.select([{"id": "a", "tokens": 5, "relevance": 0.5, "text": body.format(n="1")}],
+                         {"token_budget": 50}, signal_options={option: value})
+
+
 def test_freshness_outside_window():
     packed = ctxselect.pack([cand("a", timestamp="2026-10-31", valid_to="2026-10-31T12:00:00Z")],
                             {"token_budget": 9, "now": "2026-11-01"})
