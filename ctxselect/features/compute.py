@@ -148,6 +148,8 @@ def signals(
     -------
     Signals
     """
+    if not isinstance(packed, PackedCandidates):
+        raise InputError(field="packed", expected="PackedCandidates from ctxselect.pack", found=type(packed).__name__)
     if similarity not in SIMILARITY_CHOICES:
         raise InputError(field="similarity", expected="one of " + ", ".join(SIMILARITY_CHOICES),
                          found=similarity)

@@ -147,6 +147,13 @@ def test_every_option_is_checked(option, value, expected):
                          {"token_budget": 50}, signal_options={option: value})
 
 
+@pytest.mark.parametrize("given", [None, [cand("a")], {"token_budget": 9}, "packed"])
+def test_anything_but_packed_candidates_is_an_input_error(given):
+    """signals([...]) raised AttributeError ('list' object has no attribute 'n')."""
+    with pytest.raises(ctxselect.InputError, match="field 'packed': expected PackedCandidates from ctxselect.pack"):
+        signals(given)
+
+
 def test_freshness_outside_window():
     packed = ctxselect.pack([cand("a", timestamp="2026-10-31", valid_to="2026-10-31T12:00:00Z")],
                             {"token_budget": 9, "now": "2026-11-01"})
