@@ -7,7 +7,8 @@ the jitted kernels of :mod:`ctxselect.kernels`; the kernels never see a Python o
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable
+import inspect
+from typing import Any, Callable, Mapping
 
 import numpy as np
 from rapidfuzz import fuzz, process
@@ -23,7 +24,7 @@ from ctxselect.kernels.pairs import _components, _freshness
 from ctxselect.model import validation as checks
 from ctxselect.packing import PackedCandidates
 
-__all__ = ["signals", "chunk_freshness", "CONFIRM_CHARS"]
+__all__ = ["signals", "chunk_freshness", "signal_options_of", "CONFIRM_CHARS"]
 
 #: A near-duplicate is confirmed on this many leading characters of each text: the edit distance
 #: costs O(length² / 64) — 3 s for two 400 KB texts, about 5 ms at this length.
@@ -249,3 +250,22 @@ def signals(
         reach=None if compared is None else most,
         cut_by_time=compared is not None and cosine.get("timed_out", False),
     )
+
+
+#: The keyword options of :func:`signals` a caller passes through (``select(signal_options=...)``),
+#: read once from its signature.
+SIGNAL_OPTIONS = tuple(name for name in inspect.signature(signals).parameters
+                       if name not in ("packed", "query", "deadline", "reach"))  # select()'s own arguments
+
+
+def signal_options_of(options: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``select()``'s ``signal_options`` as keyword arguments of :func:`signals`; a key it does not
+    take is an :class:`InputError` listing the valid ones (the values are checked by :func:`signals`)."""
+    if options is None:
+        return {}
+    checks.mapping(options, "signal_options", "an object of signals() options")
+    for key in options:
+        if key not in SIGNAL_OPTIONS:
+            raise InputError(field=f"signal_options.{key}", message="unknown signals option",
+                             expected="one of " + ", ".join(SIGNAL_OPTIONS))
+    return dict(options)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import logging
 import time
 from dataclasses import dataclass, field
@@ -11,7 +10,7 @@ from typing import Any, Iterable, Iterator, Mapping
 from ctxselect._config import TOLERANCE
 from ctxselect._runtime import pauses_collection
 from ctxselect.errors import InputError
-from ctxselect.features.compute import signals as compute_signals
+from ctxselect.features.compute import signal_options_of, signals as compute_signals
 from ctxselect.model import validation as checks
 from ctxselect.model.candidate import Candidate
 from ctxselect.model.requirements import Requirements
@@ -146,7 +145,7 @@ def prepare(
         checks.number(deadline, "deadline")
     if reach is not None and not isinstance(reach, Reach):
         raise InputError(field="reach", expected="a selection.solvers.core.Reach", found=type(reach).__name__)
-    options = _signal_options(signal_options)
+    options = signal_options_of(signal_options)
     if weights is not None and not isinstance(weights, ObjectiveWeights):
         checks.mapping(weights, "weights", "an object of objective weights")
     t0 = time.perf_counter()
@@ -183,24 +182,6 @@ def prepare(
     t3 = time.perf_counter()
     timings.update(signals=t2 - t1, problem=t3 - t2)
     return problem
-
-
-#: The keyword options of :func:`ctxselect.signals`, read once from its signature.
-_SIGNAL_OPTIONS = tuple(name for name in inspect.signature(compute_signals).parameters
-                        if name not in ("packed", "query", "deadline", "reach"))  # select()'s own arguments
-
-
-def _signal_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
-    """``signal_options`` as keyword arguments of :func:`ctxselect.signals`; a key it does not
-    take is an :class:`InputError` listing the valid ones."""
-    if options is None:
-        return {}
-    checks.mapping(options, "signal_options", "an object of signals() options")
-    for key in options:
-        if key not in _SIGNAL_OPTIONS:
-            raise InputError(field=f"signal_options.{key}", message="unknown signals option",
-                             expected="one of " + ", ".join(_SIGNAL_OPTIONS))
-    return dict(options)
 
 
 _PARAMETERS = {
