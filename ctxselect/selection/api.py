@@ -130,7 +130,9 @@ def prepare(
     reach: Reach | None = None,
 ) -> Problem:
     """Pack candidates, compute their signals and build the selection problem (the first three
-    stages of :func:`select`; useful to run several selectors on the same problem). ``deadline``
+    stages of :func:`select`; useful to run several selectors on the same problem). Packed
+    ``candidates`` keep the requirements given to :func:`ctxselect.pack`: ``requirements`` must then
+    be None or equal them (else :class:`InputError`). ``deadline``
     (a ``time.perf_counter()`` instant) is when the whole call may end at the latest (:func:`select`
     passes its time limit and ``SIMILARITY_SLACK``): the cosine similarities then stop in time for
     the stages after them (``Problem.uncompared``). With ``reach`` (:func:`select` passes it to the
@@ -153,6 +155,9 @@ def prepare(
         if embeddings is not None:
             raise InputError(field="embeddings", message="the candidates are already packed",
                              expected="embeddings given to pack()")
+        if requirements is not None and Requirements.from_dict(requirements) != candidates.requirements:
+            raise InputError(field="requirements", message="the candidates are already packed",
+                             expected="requirements given to pack() (or none, or the same)")
         packed = candidates
     else:
         if relevance is not Relevance.AS_IS:  # raw scores read into [0, 1] (copies; the inputs stay)
@@ -235,7 +240,8 @@ def select(
     candidates : iterable of Candidate or dict, or PackedCandidates
     requirements : Requirements or dict
         Budget, required aspects and sources, caps, allowed scopes, conflict fields, freshness,
-        gate thresholds and objective ``weights`` (not needed when ``candidates`` is packed).
+        gate thresholds and objective ``weights``. Packed ``candidates`` hold those given to
+        :func:`ctxselect.pack`: then give none (or the same); others are an :class:`InputError`.
     query : str, optional
         The question's text, for query-aware objective terms.
     method : {"optimal", "greedy", "topk", "density", "mmr"}

@@ -122,3 +122,29 @@ def test_aspect_weights_summing_past_the_largest_float_weigh_as_their_ratios():
                        for line in huge.infeasible)
     problem = prepare(chunks, {"token_budget": 20, "required_aspects": dict.fromkeys("abc", 1e308)}, "q")
     assert problem.aspect_gain[:3].tolist() == [1 / 3] * 3
+
+
+def _input_error(call) -> str:
+    try:
+        call()
+    except ctxselect.InputError as err:
+        return str(err)
+    raise AssertionError("no InputError")
+
+
+def test_packed_candidates_refuse_requirements_other_than_their_own():
+    """select(pack(cands, reqs), other) ignored ``other``: budget 5 and scopes ["nobody"] returned
+    every public chunk, status optimal. Other requirements are now an InputError; the same pass."""
+    cands = [{"id": f"c{i}", "source": "s", "tokens": 40, "relevance": 0.5, "scope": "public",
+              "text": f"chunk number {i} about topic {i}"} for i in range(4)]
+    reqs = {"token_budget": 200, "allowed_scopes": ["public"]}
+    packed = ctxselect.pack(cands, reqs)
+    for other in ({"token_budget": 5, "allowed_scopes": ["nobody"]}, {"token_budget": 200}):
+        for method in ("optimal", "greedy"):
+            message = _input_error(lambda: ctxselect.select(packed, other, "q", method))
+            assert "field 'requirements'" in message and "already packed" in message
+        assert "already packed" in _input_error(lambda: prepare(packed, other))
+    same = ctxselect.select(packed, dict(reqs), "q", "greedy")
+    assert same.ids == ctxselect.select(packed, None, "q", "greedy").ids
+    assert len(same.ids) == 4
+
