@@ -140,6 +140,9 @@ def prepare(
     (:func:`ctxselect.selection.solvers.core.reach`): the others are "not compared"."""
     timings = {} if timings is None else timings
     checks.number(hard_conflict_severity, "hard_conflict_severity", low=0.0, high=1.0)  # before any work
+    for name, value in (("exclude_outside_window", exclude_outside_window),
+                        ("resolve_by_corroboration", resolve_by_corroboration)):
+        _PARAMETERS[name](value)
     on_unresolved = checks.parse_choice(OnUnresolved, on_unresolved, "on_unresolved")
     relevance = checks.parse_choice(Relevance, relevance, "relevance")
     query = checks.optional_text(query, "query")
@@ -195,6 +198,8 @@ _PARAMETERS = {
     "exact_up_to": lambda v: checks.integer(v, "exact_up_to", low=0),
     "mmr_lambda": lambda v: checks.number(v, "mmr_lambda", low=0.0, high=1.0),
     "enforce_gate": lambda v: checks.boolean(v, "enforce_gate"),
+    "exclude_outside_window": lambda v: checks.boolean(v, "exclude_outside_window"),
+    "resolve_by_corroboration": lambda v: checks.boolean(v, "resolve_by_corroboration"),
 }
 
 
@@ -322,7 +327,9 @@ def select(
     method = checks.parse_choice(Method, method, "method")
     order = checks.parse_choice(Order, order, "order")
     for name, value in (("time_limit", time_limit), ("core_size", core_size), ("exact_up_to", exact_up_to),
-                        ("mmr_lambda", mmr_lambda), ("enforce_gate", enforce_gate)):
+                        ("mmr_lambda", mmr_lambda), ("enforce_gate", enforce_gate),
+                        ("exclude_outside_window", exclude_outside_window),
+                        ("resolve_by_corroboration", resolve_by_corroboration)):
         _PARAMETERS[name](value)
     if method is Method.OPTIMAL:
         _load_once()  # OR-Tools and the compiled kernels: not inside the first call's time limit

@@ -77,9 +77,6 @@ class ContextSelector:
         for name, check in _PARAMETERS.items():
             if name in self.options:
                 check(self.options[name])
-        for name in ("exclude_outside_window", "resolve_by_corroboration"):
-            if name in self.options:
-                checks.boolean(self.options[name], name)
         keys = ("hard_conflict_severity", "on_unresolved", "signal_options", "relevance")
         prepare([], self.requirements, None, weights=self.weights, **{k: self.options[k] for k in keys if k in self.options})
 

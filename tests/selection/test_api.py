@@ -148,3 +148,16 @@ def test_packed_candidates_refuse_requirements_other_than_their_own():
     assert same.ids == ctxselect.select(packed, None, "q", "greedy").ids
     assert len(same.ids) == 4
 
+
+def test_exclude_outside_window_and_resolve_by_corroboration_must_be_booleans():
+    """select(exclude_outside_window="false") ran as True (a non-empty string is truthy) while
+    ContextSelector refused it; select() and prepare() now check both as the selector does."""
+    cands = [{"id": "a", "source": "s", "tokens": 5, "relevance": 0.5, "text": "a chunk"}]
+    for name in ("exclude_outside_window", "resolve_by_corroboration"):
+        for value in ("false", 0, None):
+            for call in (lambda: ctxselect.select(cands, {"token_budget": 10}, **{name: value}),
+                         lambda: prepare(cands, {"token_budget": 10}, **{name: value}),
+                         lambda: ctxselect.ContextSelector(10, **{name: value})):
+                message = _input_error(call)
+                assert f"field '{name}': expected true or false" in message
+
