@@ -80,6 +80,7 @@ class Selection:
     timings : dict
         Seconds per stage: pack, signals, problem, baselines, model, solve, total; ``load``: kernels
         or OR-Tools a process's first optimizing calls loaded for their input (outside ``time_limit``).
+        Wall clock, so not compared: equal calls give equal (``==``) selections.
     """
 
     ids: list[str]
@@ -93,7 +94,7 @@ class Selection:
     excluded: dict[str, str]
     infeasible: list[str] = field(default_factory=list)
     relaxed: list[str] = field(default_factory=list)
-    timings: dict[str, float] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict, compare=False)  # wall clock: equal calls differ
     unresolved: list[dict] = field(default_factory=list)
     chunks: list = field(default_factory=list, repr=False, compare=False)
 

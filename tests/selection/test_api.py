@@ -161,3 +161,12 @@ def test_exclude_outside_window_and_resolve_by_corroboration_must_be_booleans():
                 message = _input_error(call)
                 assert f"field '{name}': expected true or false" in message
 
+
+def test_equal_calls_give_equal_selections():
+    """Two identical calls compared unequal: ``timings`` (wall clock) took part in ``==``."""
+    cands = [{"id": f"c{i}", "source": "s", "tokens": 5, "relevance": 0.1 * i, "text": f"chunk {i} text"}
+             for i in range(5)]
+    for method in ("greedy", "optimal"):
+        a, b = (ctxselect.select(cands, {"token_budget": 12}, "q", method) for _ in range(2))
+        assert a.timings["total"] > 0 and b.timings["total"] > 0  # precondition: wall-clock timings
+        assert a == b
