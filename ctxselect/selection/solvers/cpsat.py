@@ -95,6 +95,7 @@ class OptimalResult:
     core_is_full: bool
     timings: dict = field(default_factory=dict)
     core_proven: bool = True  # a "feasible" core result is the core's proven optimum
+    core_size: int | None = None  # how many candidates the core solved held (None: not known)
 
 
 class _ModelBuilder:
@@ -194,7 +195,8 @@ def solve_optimal(
             bound = exact.objective if core_is_full and proven else max(
                 upper_bound(problem, capacity, conflict_fields(problem, enforce_gate)[1]), exact.objective)
             return OptimalResult(exact.mask, "optimal" if core_is_full and proven else "feasible", bound,
-                                 exact.objective, core_is_full, exact.timings, core_proven=proven)
+                                 exact.objective, core_is_full, exact.timings, core_proven=proven,
+                                 core_size=len(core))
         if exact is not None and exact.status == "infeasible":
             return OptimalResult(None, "infeasible", math.inf, -math.inf, core_is_full, exact.timings)
         if exact is not None:  # a limit: its best selection is CP-SAT's hint
@@ -331,7 +333,8 @@ def solve_optimal(
         if not core_is_full:  # the core's bound says nothing about the chunks left out
             bound = max(upper_bound(problem, capacity, fields), response.objective_value / SCALE)
         return OptimalResult(mask, "optimal" if proven and core_is_full else "feasible",
-                             bound, response.objective_value / SCALE, core_is_full, timings, core_proven=proven)
+                             bound, response.objective_value / SCALE, core_is_full, timings, core_proven=proven,
+                             core_size=len(core))
     if status == cmh.CpSolverStatus.INFEASIBLE:
         return OptimalResult(None, "infeasible", math.inf, -math.inf, core_is_full, timings)
     if status == cmh.CpSolverStatus.MODEL_INVALID:  # a bug of this module, never the user's input

@@ -160,8 +160,9 @@ def _run_tiers(problem: Problem, *, enforce_gate: bool, time_limit: float, core_
             if result.status == "optimal":
                 info["reason"] = "proven optimal"
             elif not result.core_is_full:
+                core = "core" if result.core_size is None else f"core of {result.core_size} candidates"
                 info["reason"] = (f"{'optimal' if result.core_proven else 'the best found in the time left'} on a "
-                                  f"core of {core_size} candidates ({int(problem.eligible.sum())} are eligible); the "
+                                  f"{core} ({int(problem.eligible.sum())} are eligible); the "
                                   "bound is a relaxation of the whole problem")
             else:
                 info["reason"] = f"time limit of {time_limit:g} s reached before optimality was proven"

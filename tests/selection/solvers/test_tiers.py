@@ -1,6 +1,8 @@
 """The optimizer's run over the tiers: the time limit bounds every CP-SAT call, a fallback says
 which tiers it breaks, and an unmeetable source minimum takes what the source can give."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -45,8 +47,8 @@ def test_the_time_limit_bounds_every_solver_call(monkeypatch):
         assert sel.status_reason.startswith(f"time limit of {limit:g} s "), sel.status_reason
         assert sel.bound is None
     else:
-        assert ("optimal on a core of 300 candidates" in sel.status_reason
-                or "the best found in the time left on a core of 300 candidates" in sel.status_reason), sel.status_reason
+        assert re.search(r"(optimal|the best found in the time left) on a core of \d+ candidates",
+                         sel.status_reason), sel.status_reason
         assert sel.bound >= sel.objective
     chosen = set(sel.ids)
     assert len(chosen) == len(sel.ids)
@@ -293,4 +295,4 @@ def test_a_late_reason_says_how_little_was_left_and_how_many_are_eligible(monkey
     assert sel.ids == ["c4"]
     assert sel.status_reason.startswith("time limit of 1 s left the solver "), sel.status_reason
     assert "less than its least grace of 50 s" in sel.status_reason and "spent" not in sel.status_reason
-    assert "optimal on a core of 300 candidates (6 are eligible)" in sel.status_reason, sel.status_reason
+    assert "optimal on a core (6 are eligible)" in sel.status_reason, sel.status_reason  # a stub: no core size
