@@ -13,6 +13,7 @@ import numpy as np
 from ctxselect.errors import InputError
 from ctxselect.model import embeddings as vectors
 from ctxselect.model import validation as checks
+from ctxselect.model.counting import count_tokens
 from ctxselect.model.embeddings import MAX_EMBEDDING_ABS  # noqa: F401  (its home before embeddings.py)
 from ctxselect.model.scores import AS_IS_EXPECTED
 from ctxselect.model.times import EARLIEST_SECONDS, LATEST_SECONDS, to_epoch_seconds, to_iso
@@ -222,8 +223,7 @@ class Candidate:
                                  expected="a positive integer, or a non-empty text to count it from")
             if len(body) > checks.MAX_TEXT_CHARS:  # refused before it is counted (50 MB: 2 s and 0.8 GB)
                 checks.text(body, "text")
-            counter = token_counter or get_token_counter()
-            values["tokens"] = counter(body)
+            values["tokens"] = count_tokens(token_counter or get_token_counter(), body)  # its errors: InputErrors
         if cls is not Candidate:
             return cls(**values, extra=extra)
         cand = object.__new__(cls)  # as Candidate(**values, extra=extra), without __init__'s keyword handling

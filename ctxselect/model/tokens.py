@@ -83,6 +83,7 @@ import threading
 from typing import Any, Callable, Iterable, Sequence
 
 from ctxselect.errors import InputError
+from ctxselect.model.counting import batch_counts, token_length
 
 __all__ = ["TokenCounter", "TokenizerCounter", "default_token_counter", "set_token_counter", "get_token_counter",
            "resolve_token_counter", "batch_counted", "WORD", "TOKEN_UNIT", "WORD_CHARACTERS", "LETTERS",
@@ -212,13 +213,13 @@ class TokenizerCounter:
         return f"TokenizerCounter({self.name})"
 
     def __call__(self, text: str) -> int:
-        return _length(self._encode(text, **self._kwargs))
+        return token_length(self._encode(text, **self._kwargs))
 
     def count_batch(self, texts: Sequence[str]) -> list[int]:
         """The token count of each text, in one call of the tokenizer's batch encoder when it has one."""
         if self._encode_batch is None:
             return [self(text) for text in texts]
-        return [_length(ids) for ids in self._encode_batch(list(texts), **self._kwargs)]
+        return [token_length(ids) for ids in self._encode_batch(list(texts), **self._kwargs)]
 
 
 def _accepts(function: Callable, *names: str) -> bool:
@@ -231,11 +232,6 @@ def _accepts(function: Callable, *names: str) -> bool:
         return False
     keywords = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
     return all(name in parameters or keywords for name in names)
-
-
-def _length(encoded: Any) -> int:
-    ids = getattr(encoded, "ids", encoded)  # tokenizers.Encoding has .ids; the others are sequences
-    return len(ids)
 
 
 _TIKTOKEN_LOCK = threading.Lock()
@@ -343,7 +339,7 @@ def batch_counted(counter: TokenCounter, texts: Iterable[str]) -> TokenCounter:
     Raises
     ------
     InputError
-        When ``count_batch`` returns a different number of counts than it was given texts.
+        When ``count_batch`` raises, returns no list, or a different number of counts than texts.
     """
     batch = getattr(counter, "count_batch", None)
     if batch is None:
@@ -351,7 +347,7 @@ def batch_counted(counter: TokenCounter, texts: Iterable[str]) -> TokenCounter:
     unique = list(dict.fromkeys(texts))
     if not unique:
         return counter
-    counts = list(batch(unique))
+    counts = batch_counts(batch, unique)  # what it raises or returns wrongly: an InputError
     if len(counts) != len(unique):
         raise InputError(field="token_counter", message=f"count_batch returned {len(counts)} counts for "
                          f"{len(unique)} texts", expected="one count per text")

@@ -184,3 +184,63 @@ def test_an_object_with_neither_encode_nor_call_is_refused():
     with pytest.raises(InputError, match="field 'token_counter'"):
         ctxselect.pack([{"id": "a", "source": "s", "relevance": 0.5, "text": "x"}], {"token_budget": 5},
                        token_counter=3.5)
+
+
+SECRET = "the chunk's own secret text, never to be quoted in an error message"
+
+
+def _raises(error):
+    def counter(text):
+        raise error
+    return counter
+
+
+class _Tokenizer:
+    def __init__(self, returned):
+        self.returned = returned
+
+    def encode(self, text):
+        return self.returned
+
+
+class _BadBatch:
+    def __init__(self, batch):
+        self.count_batch = batch
+
+    def __call__(self, text):
+        return 1
+
+
+@pytest.mark.parametrize("counter, expected", [
+    (_raises(RuntimeError("model server down")), "token_counter raised RuntimeError: model server down"),
+    (_raises(KeyError(SECRET)), "token_counter raised KeyError: (its message quotes the text: not shown)"),
+    (_raises(ValueError("x" * 500)), "token_counter raised ValueError: " + "x" * 97 + "..."),
+    (_Tokenizer(None), "the tokenizer's encode returned NoneType; expected a sequence of token ids"),
+    (_Tokenizer(3), "the tokenizer's encode returned int"),
+    (_BadBatch(lambda texts: None), "count_batch returned NoneType; expected a list of counts, one per text"),
+    (_BadBatch(_raises(RuntimeError("batch down"))), "token_counter's count_batch raised RuntimeError: batch down"),
+])
+def test_a_counter_that_misbehaves_is_an_input_error(counter, expected):
+    """A counter that raised (RuntimeError, KeyError ...) escaped as itself from Candidate's
+    counting; count_batch returning None, or encode returning None, was a TypeError from len() or
+    list(). Each is now an InputError naming token_counter (and the candidate, where one is being
+    read) and what happened, never quoting the chunk's text."""
+    chunk = {"id": "c7", "source": "s", "relevance": 0.5, "text": SECRET}
+    batched = hasattr(counter, "count_batch") or isinstance(counter, _Tokenizer)  # all texts at once: no candidate
+    calls = [lambda: ctxselect.pack([chunk], {"token_budget": 10}, token_counter=counter),
+             lambda: ctxselect.select([chunk], {"token_budget": 10}, token_counter=counter, method="greedy")]
+    if not isinstance(counter, _BadBatch):  # one text: count_batch is not called
+        calls.append(lambda: ctxselect.Candidate.from_dict(chunk, token_counter=counter))
+    for k, call in enumerate(calls):
+        with pytest.raises(InputError) as err:
+            call()
+        message = str(err.value)
+        assert "field 'token_counter'" in message and expected in message, message
+        assert "secret" not in message
+        assert ("candidate 'c7'" in message) == (not batched or k == 2), message
+
+
+def test_an_interrupt_in_a_counter_is_not_caught():
+    with pytest.raises(KeyboardInterrupt):
+        ctxselect.pack([{"id": "a", "source": "s", "relevance": 0.5, "text": "x"}], {"token_budget": 5},
+                       token_counter=_raises(KeyboardInterrupt()))
