@@ -17,6 +17,16 @@ def _names(items) -> str:
     return ", ".join(f"`{x}`" for x in items)
 
 
+def _apart(target: float, reached: float) -> tuple[str, str]:
+    """``target`` and ``reached`` with two decimals, or as many more as tell them apart (a reason
+    never says "1.00 is out of reach: ... reaches 1.00")."""
+    for digits in range(2, 16):
+        written = f"{target:.{digits}f}", f"{reached:.{digits}f}"
+        if written[0] != written[1]:
+            return written
+    return written[0], "just below it"
+
+
 def diagnose(problem: Problem, *, enforce_gate: bool) -> list[str]:
     """Sentences naming each condition that no subset of the candidates can meet, and why.
 
@@ -68,15 +78,15 @@ def diagnose(problem: Problem, *, enforce_gate: bool) -> list[str]:
             out.append(f"no {'eligible ' if anyone else ''}candidate covers aspect `{names[a]}`")
         best = float(weights[reachable].sum() / weights.sum())
         if best < gate.min_coverage - TOLERANCE:
-            out.append(f"coverage {gate.min_coverage:.2f} is out of reach: all eligible candidates "
-                       f"together cover {best:.2f}")
+            target, reached = _apart(gate.min_coverage, best)
+            out.append(f"coverage {target} is out of reach: all eligible candidates together cover {reached}")
     if gate.min_freshness > 0 and eligible.any():
         usable = eligible & (packed.relevance > 0)
         best = float(problem.signals.freshness[usable].max()) if usable.any() else float(
             problem.signals.freshness[eligible].max())
         if best < gate.min_freshness - TOLERANCE:
-            out.append(f"freshness {gate.min_freshness:.2f} is out of reach: the freshest eligible "
-                       f"set reaches {best:.2f}")
+            target, reached = _apart(gate.min_freshness, best)
+            out.append(f"freshness {target} is out of reach: the freshest eligible set reaches {reached}")
     need_tokens = gate.min_token_utilization * packed.budget
     have_tokens = int(packed.tokens[eligible].sum())
     if have_tokens < need_tokens - TOLERANCE:
