@@ -25,8 +25,8 @@ from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
-from ctxselect.integrations._fields import LastSelection, candidate, check_select_options, choose, items
 from ctxselect.errors import InputError
+from ctxselect.integrations._fields import LastSelection, candidate, check_select_options, choose, items
 from ctxselect.selection.api import Selection
 
 __all__ = ["CtxSelectPostprocessor"]
