@@ -130,6 +130,7 @@ class TracedChunk:
 
 def _read_chunks(chunks: Iterable[Mapping[str, Any]]) -> list[tuple]:
     """``(index, id, text, rank, reranked, tokens, score_missing)`` per chunk, in retrieval order."""
+    from ctxselect.model.counting import count_tokens
     from ctxselect.model.tokens import get_token_counter
 
     rows, first = [], {}
@@ -157,7 +158,8 @@ def _read_chunks(chunks: Iterable[Mapping[str, Any]]) -> list[tuple]:
             reranked = None if reranked is None else checks.integer(reranked, "rank_reranked", low=0)
             tokens = c.get("tokens")  # absent or null: counted on the text (0 without text); else an integer
             if tokens is None:
-                tokens = get_token_counter()(text) if text else 0
+                # the process-wide counter (set_token_counter): what it raises or returns, located as here
+                tokens = checks.integer(count_tokens(get_token_counter(), text), "tokens", low=0) if text else 0
             else:  # false, "" or [] is no count of 0: refused like any other mistyped count
                 tokens = checks.integer(tokens, "tokens", low=0)
         except InputError as err:

@@ -89,6 +89,26 @@ def test_absent_or_null_tokens_are_counted_and_0_stays_0():
     assert [t.tokens > 0 for t in traced] == [True, True, False, False]
 
 
+def _raises(text):
+    raise RuntimeError("tokenizer not loaded")
+
+
+@pytest.mark.parametrize("counter, message", [
+    (_raises, r"candidate 'a', field 'token_counter': token_counter raised RuntimeError: tokenizer not loaded"),
+    (lambda text: -1, r"candidate 'a', field 'tokens': expected an integer >= 0"),
+    (lambda text: "3", r"candidate 'a', field 'tokens': expected an integer >= 0"),
+])
+def test_the_process_token_counter_failing_in_trace_is_a_located_input_error(counter, message):
+    """trace() counts a chunk without a count with the process-wide counter: what it raises was a raw
+    RuntimeError, and a count of -1 or "3" was taken as given."""
+    ctxselect.set_token_counter(counter)
+    try:
+        with pytest.raises(ctxselect.InputError, match=message):
+            ctxselect.trace([{"id": "a", "text": "alpha beta"}], "alpha beta")
+    finally:
+        ctxselect.set_token_counter(None)
+
+
 @pytest.mark.parametrize("chunks", [None, 5, "abc", b"abc", {"id": "a", "text": "x"}], ids=repr)
 def test_chunks_that_are_no_iterable_of_chunks_are_refused(chunks):
     with pytest.raises(ctxselect.InputError, match="field 'chunks': expected an iterable of chunk objects"):
