@@ -54,24 +54,33 @@ MIN_SIGNIFICANT = 5
 CONFIDENCE = 0.95
 
 
-def record_values(record: Mapping[str, Any], metric: str) -> float | None:
-    """One query's value of ``metric`` in a bench record (a dict of ``BenchResult.to_dict()``),
-    None when it has none (a gold metric of a query without gold)."""
-    if metric == "objective":
-        return float(record["objective"])
-    if metric == "gate_pass":
-        return float(bool(record["passed"]))
-    if metric in ("tokens", "latency"):
-        return float(record[metric])
+def _raw_value(record: Mapping[str, Any], metric: str) -> tuple[str, Any, bool]:
+    """Where ``metric`` lives in a record, its raw value, and whether it may be absent (null): gold
+    metrics when ``gold`` is null, the articles' metrics (a result from before them)."""
+    if metric in ("objective", "tokens", "latency"):
+        return metric, record.get(metric), False
+    if metric in METRIC_NAMES:
+        return f"metrics.{metric}", record["metrics"].get(metric), False
     if metric in GOLD_METRICS:
         gold = record.get("gold")
-        return None if gold is None else float(gold[metric])
-    if metric in ARTICLE_METRICS:  # None in a saved result from before them, or without gold / paraphrases
-        name, key = ARTICLE_METRICS[metric]
-        value = record.get(name)
-        value = value.get(key) if isinstance(value, dict) and key is not None else value
+        return f"gold.{metric}", None if gold is None else gold.get(metric), gold is None
+    name, key = ARTICLE_METRICS[metric]
+    value = record.get(name)
+    if key is None:
+        return name, value, True
+    return f"{name}.{key}", value.get(key) if isinstance(value, dict) else None, True
+
+
+def record_values(record: Mapping[str, Any], metric: str) -> float | None:
+    """One query's value of ``metric`` in a bench record (a dict of ``BenchResult.to_dict()``),
+    None when it has none (a gold metric of a query without gold; an articles' metric of a result
+    from before them, or without gold / paraphrases). Read where :func:`_raw_value` finds it."""
+    if metric == "gate_pass":
+        return float(bool(record["passed"]))
+    _, value, optional = _raw_value(record, metric)
+    if optional:
         return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-    return float(record["metrics"][metric])
+    return float(value)
 
 
 @dataclass(frozen=True)
@@ -279,23 +288,6 @@ def _expected(low: float, high: float, whole: bool) -> str:
     if low < 0:
         return f"a finite number of at most {high:g} in size"
     return f"{'an integer' if whole else 'a number'} >= 0 of at most {high:g}"
-
-
-def _raw_value(record: Mapping[str, Any], metric: str) -> tuple[str, Any, bool]:
-    """Where ``metric`` lives in a record, its raw value, and whether it may be absent (null): gold
-    metrics when ``gold`` is null, the articles' metrics (a result from before them)."""
-    if metric in ("objective", "tokens", "latency"):
-        return metric, record.get(metric), False
-    if metric in METRIC_NAMES:
-        return f"metrics.{metric}", record["metrics"].get(metric), False
-    if metric in GOLD_METRICS:
-        gold = record.get("gold")
-        return f"gold.{metric}", None if gold is None else gold.get(metric), gold is None
-    name, key = ARTICLE_METRICS[metric]
-    value = record.get(name)
-    if key is None:
-        return name, value, True
-    return f"{name}.{key}", value.get(key) if isinstance(value, dict) else None, True
 
 
 def _check_record(record: Mapping[str, Any], where: str) -> None:

@@ -328,9 +328,7 @@ def select(
     method = checks.parse_choice(Method, method, "method")
     order = checks.parse_choice(Order, order, "order")
     for name, value in (("time_limit", time_limit), ("core_size", core_size), ("exact_up_to", exact_up_to),
-                        ("mmr_lambda", mmr_lambda), ("enforce_gate", enforce_gate),
-                        ("exclude_outside_window", exclude_outside_window),
-                        ("resolve_by_corroboration", resolve_by_corroboration)):
+                        ("mmr_lambda", mmr_lambda), ("enforce_gate", enforce_gate)):  # prepare() checks its own
         _PARAMETERS[name](value)
     if method is Method.OPTIMAL:
         _load_once()  # OR-Tools and the compiled kernels: not inside the first call's time limit
