@@ -34,7 +34,7 @@ from ctxselect.evaluate.plot import check_plot, plot_bench
 from ctxselect.evaluate.regression import Delta, check, compare, load_result, pairs, parse_rule
 from ctxselect.evaluate.relevance import ALERT_THRESHOLD
 from ctxselect.evaluate.takeaway import selected_takeaway, takeaway
-from ctxselect.model.files import is_stdout
+from ctxselect.model.files import is_stdout, path_text
 from ctxselect.model.io import read_dump
 from ctxselect.model.validation import parse_choice
 from ctxselect.quality.vector import METRIC_NAMES
@@ -209,7 +209,7 @@ def _bench(dumps: list[Path], methods: str, budget: int | None, budget_scale: fl
             except InputError as err:  # a query's own error, or its paraphrase's ('q1 (paraphrases[0])'): its dump too
                 qid = err.query_id or ""
                 raise err.located(file=first_seen.get(qid) or first_seen.get(qid.rsplit(" (", 1)[0])) from None
-    result.dumps = [str(d) for d in dumps]
+    result.dumps = [path_text(d) for d in dumps]
     data = result.to_dict()
     deltas = None if saved is None else compare(data, saved)
     broken = check(data, rules, deltas)
@@ -217,7 +217,7 @@ def _bench(dumps: list[Path], methods: str, budget: int | None, budget_scale: fl
         plot_bench(result, plot)
     if as_json:
         if deltas is not None or broken:
-            data["release_gate"] = {"baseline": None if baseline is None else str(baseline),
+            data["release_gate"] = {"baseline": None if baseline is None else path_text(baseline),
                                     "deltas": [d.to_dict() for d in deltas or []], "broken": broken}
         write_json(data)
     elif markdown:

@@ -28,7 +28,8 @@ from typing import IO, Any, Iterable, Iterator, Mapping
 
 from ctxselect.errors import InputError, plain_reason
 
-__all__ = ["STDOUT", "is_stdout", "open_atomic", "open_output", "output_target", "read_small_file", "write_jsonl"]
+__all__ = ["STDOUT", "is_stdout", "open_atomic", "open_output", "output_target", "path_text", "read_small_file",
+           "write_jsonl"]
 
 #: The name of standard output for an output file.
 STDOUT = "-"
@@ -37,6 +38,18 @@ STDOUT = "-"
 def is_stdout(path: str | os.PathLike | None) -> bool:
     """Whether an output path is ``-``, standard output."""
     return path is not None and str(path) == STDOUT
+
+
+def path_text(path: str | os.PathLike) -> str:
+    """``path`` as Unicode text for an output: a byte of the name that is not UTF-8 (which Python keeps
+    as a lone surrogate, not text JSON can carry) shown as its escape, ``\\xff``; any other name as given."""
+    name = os.fspath(path)
+    if isinstance(name, bytes):
+        return name.decode("utf-8", "backslashreplace")
+    try:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a surrogate no file name's byte gives (a library caller's string)
+        return name.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 # Paths that name a process's open streams (``/dev/stdout`` may lead to a regular file when the

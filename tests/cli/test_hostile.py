@@ -581,3 +581,21 @@ def test_a_float_option_that_is_not_finite_says_a_finite_number_is_expected(tmp_
         assert result.stderr == (f"ctxselect: error: Invalid value for '{option}': expected {expected}, found {value} "
                                  f"(see 'ctxselect {name} --help')\n"), result.stderr
     assert not list(tmp_path.iterdir())  # nothing written
+
+
+def test_bench_json_names_a_dump_whose_file_name_is_not_utf8_as_text(tmp_path):
+    # the name's byte 0xff reached --json as a lone surrogate ("\udcff"): JSON no strict reader takes
+    # as Unicode text (a helper's hostile hunt); now the byte's escape, and --baseline reads it back
+    dump = os.path.join(os.fsencode(tmp_path), b"d\xff.jsonl")
+    with open(dump, "wb") as f:
+        f.write(EXAMPLE.read_bytes())
+    done = _run(["bench", os.fsdecode(dump), "--json", "--methods", "greedy"])
+    assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
+    assert b"\\ud" not in done.stdout
+    data = json.loads(done.stdout.decode("utf-8"))
+    assert data["dumps"] == [str(tmp_path) + "/d\\xff.jsonl"]
+    saved = tmp_path / "base.json"
+    saved.write_bytes(done.stdout)
+    again = _run(["bench", os.fsdecode(dump), "--json", "--methods", "greedy", "--baseline", str(saved)])
+    assert again.returncode == 0, again.stderr.decode("utf-8", "replace")
+    assert json.loads(again.stdout)["release_gate"]["baseline"] == str(saved)
