@@ -121,6 +121,7 @@ def _run_tiers(problem: Problem, *, enforce_gate: bool, time_limit: float, core_
         tiers = tiers[1:]
     info: dict[str, Any] = {"relaxed": [], "infeasible": [], "ceiling": enforce_gate}
     tried = False  # CP-SAT already ran on a tier (and proved it infeasible)
+    late_start = None  # (why the first tier started late, its grace): a later tier's result says it too
     for name, gate_on, sources_on in tiers:
         hint = _best_hint(problem, baseline_masks, gate_on, sources_on, enforce_gate)
         remaining = deadline - time.perf_counter()
@@ -135,6 +136,7 @@ def _run_tiers(problem: Problem, *, enforce_gate: bool, time_limit: float, core_
                        f"{REPORT_RESERVE[0] + REPORT_RESERVE[1] * problem.n:.2g} s is kept for the report)")
             room = deadline + max(OVERRUN[0] * time_limit, OVERRUN[1]) - time.perf_counter()
             remaining = max(min(GRACE_SHARE * time_limit, room), least)
+            late_start = (overrun, remaining)
         # a tier after an infeasible one gets at least 10 ms: proving the next tier is often quick
         remaining = max(remaining, 0.01) if tried else remaining
         tried = True
@@ -166,8 +168,8 @@ def _run_tiers(problem: Problem, *, enforce_gate: bool, time_limit: float, core_
                                   "bound is a relaxation of the whole problem")
             else:
                 info["reason"] = f"time limit of {time_limit:g} s reached before optimality was proven"
-            if late:
-                info["reason"] = f"{overrun}; in a grace of {remaining:.2g} s: {info['reason']}"
+            if late_start is not None:  # (the first tier's late start, whichever tier this is)
+                info["reason"] = f"{late_start[0]}; in a grace of {late_start[1]:.2g} s: {info['reason']}"
             if target is not None and not most_proven and result.status == "optimal":
                 info.update(status="feasible", reason="proven optimal for the required chunks found, but "
                             "whether a selection can hold more of them was not proven in the time limit")
@@ -188,7 +190,8 @@ def _run_tiers(problem: Problem, *, enforce_gate: bool, time_limit: float, core_
                 return hint, info
         if result.status == "unknown":
             return _fallback(problem, hint, gate_on, sources_on, info,
-                             (f"{overrun}; CP-SAT found no selection in a grace of {remaining:.2g} s" if late
+                             (f"{late_start[0]}; CP-SAT found no selection in a grace of {remaining:.2g} s"
+                              if late_start is not None
                               else f"time limit of {time_limit:g} s reached before CP-SAT found a selection")
                              + "; the best baseline is returned")
         # infeasible: say why, then keep what can be kept of it, or drop it
@@ -198,6 +201,8 @@ def _run_tiers(problem: Problem, *, enforce_gate: bool, time_limit: float, core_
         if name == "gate" and reqs.freshness_fallback == "closest" and reqs.gate.min_freshness > 0:
             kept = _closest_freshness_tier(problem, hint, deadline, core_size, exact_up_to, enforce_gate, info, timings)
             if kept is not None:
+                if late_start is not None:
+                    info["reason"] = f"{late_start[0]}; in a grace of {late_start[1]:.2g} s: {info['reason']}"
                 return kept, info
         info["relaxed"].append("gate" if name == "gate" else "sources")
     raise AssertionError("the hard constraints alone are always satisfiable (the empty selection)")

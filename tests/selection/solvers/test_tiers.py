@@ -296,3 +296,22 @@ def test_a_late_reason_says_how_little_was_left_and_how_many_are_eligible(monkey
     assert sel.status_reason.startswith("time limit of 1 s left the solver "), sel.status_reason
     assert "less than its least grace of 50 s" in sel.status_reason and "spent" not in sel.status_reason
     assert "optimal on a core (6 are eligible)" in sel.status_reason, sel.status_reason  # a stub: no core size
+
+
+def test_a_late_start_is_said_whichever_tier_returns():
+    # a helper's hostile hunt: claims that took 4 s of a 0.1 s limit, every chunk then dropped by
+    # corroboration; the gate's tier proved infeasible in its grace, the next tier's "proven optimal"
+    # was the whole reason: the limit's overrun went unsaid. With time_limit=0.001 every call starts
+    # the solver late (the report's reserve alone is 2 ms); the gate cannot hold an empty selection.
+    chunks = [{"id": f"c{k}", "source": "s", "tokens": 10, "relevance": 0.5, "scope": "internal"} for k in range(4)]
+    reqs = {"token_budget": 25, "allowed_scopes": ["public"]}
+    sel = ctxselect.select(chunks, reqs, time_limit=0.001)
+    assert sel.status == "empty" and "gate" in sel.relaxed, (sel.status, sel.relaxed)
+    assert "time limit of 0.001 s spent before the solver" in sel.status_reason, sel.status_reason
+    assert "in a grace of" in sel.status_reason
+    # the same with something selectable: the gate's tier infeasible (coverage of an aspect none covers)
+    chunks = [{"id": f"c{k}", "source": "s", "tokens": 10, "relevance": 0.5} for k in range(4)]
+    sel = ctxselect.select(chunks, {"token_budget": 25, "required_aspects": ["pricing"], "min_coverage": 1.0},
+                           time_limit=0.001)
+    assert sel.ids and "gate" in sel.relaxed, (sel.status, sel.relaxed, sel.status_reason)
+    assert sel.status_reason.startswith("time limit of 0.001 s spent before the solver"), sel.status_reason
