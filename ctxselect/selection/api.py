@@ -327,9 +327,12 @@ def select(
     """
     method = checks.parse_choice(Method, method, "method")
     order = checks.parse_choice(Order, order, "order")
-    for name, value in (("time_limit", time_limit), ("core_size", core_size), ("exact_up_to", exact_up_to),
-                        ("mmr_lambda", mmr_lambda), ("enforce_gate", enforce_gate)):  # prepare() checks its own
-        _PARAMETERS[name](value)
+    # checked, and as Python numbers (prepare() checks its own): np.float16(2.0) as the time limit made
+    # the deadline perf_counter() + 2.0 in float16, infinite once the clock passed 65,504 s (18 h up)
+    time_limit, core_size, exact_up_to, mmr_lambda, enforce_gate = (
+        _PARAMETERS[name](value) for name, value in (
+            ("time_limit", time_limit), ("core_size", core_size), ("exact_up_to", exact_up_to),
+            ("mmr_lambda", mmr_lambda), ("enforce_gate", enforce_gate)))
     if method is Method.OPTIMAL:
         _load_once()  # OR-Tools and the compiled kernels: not inside the first call's time limit
     started = time.perf_counter()

@@ -83,3 +83,13 @@ def test_numpy_claims_are_the_python_claims_they_equal(value, plain):
 def test_numpy_claims_that_are_no_plain_scalar_are_refused(value, message):
     with pytest.raises(ctxselect.InputError, match=f"candidate 'a', field 'fields.x': {message}"):
         ctxselect.select([_chunk(fields={"x": value})], {"token_budget": 100})
+
+
+def test_a_float16_time_limit_gives_a_finite_deadline_on_a_machine_up_for_days(monkeypatch):
+    # the full suite failed on this machine after 18 h up: perf_counter() + np.float16(2.0) is float16,
+    # infinite past 65,504 s ("field 'deadline': expected a finite number, found float16 inf")
+    import ctxselect.selection.api as api
+
+    monkeypatch.setattr(api.time, "perf_counter", lambda: 200_000.0)  # the clock of a machine up 2.3 days
+    sel = ctxselect.select([_chunk(relevance=0.5)], {"token_budget": 100}, time_limit=np.float16(2.0))
+    assert sel.status == "optimal" and sel.ids == ["a"], (sel.status, sel.status_reason)
