@@ -25,10 +25,11 @@ from enum import Enum
 import numpy as np
 
 from ctxselect.features.contradictions import stated_figures
+from ctxselect.features.contradictions.detect import drift_tokens
 from ctxselect.features.pairs import ConflictKind, Signals
 from ctxselect.packing import PackedCandidates
 from ctxselect.text.claims import extract_claims
-from ctxselect.text.words import numbers_in
+from ctxselect.text.words import numbers_of
 
 __all__ = ["OnUnresolved", "Resolution", "UnresolvedConflict", "resolve_conflicts", "superseded_versions", "MARGIN",
            "MAX_QUOTED_NUMBERS"]
@@ -238,21 +239,38 @@ def resolve_conflicts(packed: PackedCandidates, signals: Signals, eligible: np.n
 
 def _resolve_drift(packed, signals, eligible, weight, out: Resolution, on_unresolved: OnUnresolved) -> None:
     """Near-duplicates whose numbers differ (DRIFT) that no aligned claim explains: each side is
-    supported by the chunks that state all of its differing numbers, decided as above."""
+    supported by the chunks that state all of its differing numbers, decided as above.
+
+    Numbers are read as drift reads them (:func:`~ctxselect.features.contradictions.detect.drift_numbers`:
+    the prefix claims read). The pairs are at most :func:`~ctxselect.features.contradictions.detect.drift_pairs`'
+    cap; per pair the differing numbers are set differences (in C) and each set of differing numbers'
+    supporters is found once."""
     con = signals.contradictions
     drift = ((con.kind & ConflictKind.DRIFT) > 0) & ((con.kind & ConflictKind.CLAIM) == 0)
     if not drift.any():
         return
-    numbers = [numbers_in(c.text) for c in packed.candidates]
+    di, dj = con.i[drift], con.j[drift]
+    tokens = drift_tokens(packed, np.arange(packed.n))  # supporters may be any chunk, not only the pairs'
+    held: dict[int, frozenset] = {}  # chunk -> its numbers as (value, k) for k below the value's count
     holders: dict[str, set[int]] = {}
-    for k, found in enumerate(numbers):
-        for value in found:
-            holders.setdefault(value, set()).add(k)
-    for i, j in zip(con.i[drift].tolist(), con.j[drift].tolist()):
-        only_i, only_j = sorted(numbers[i] - numbers[j]), sorted(numbers[j] - numbers[i])
-        sides = (set.intersection(*(holders[v] for v in only_i)) | {i},
-                 set.intersection(*(holders[v] for v in only_j)) | {j})
-        _decide(packed, weight, out, (i, j), sides, (_numbers(only_i), _numbers(only_j)), on_unresolved,
+    for k, written in tokens.items():
+        if written:
+            found = numbers_of(written)
+            held[k] = frozenset((v, c) for v, count in found.items() for c in range(count))
+            for value in found:
+                holders.setdefault(value, set()).add(k)
+    supporters: dict[tuple, set[int]] = {}
+    for i, j in zip(di.tolist(), dj.tolist()):
+        ni, nj = held.get(i, frozenset()), held.get(j, frozenset())
+        only_i, only_j = sorted({v for v, _ in ni - nj}), sorted({v for v, _ in nj - ni})
+        sides = []
+        for only, k in ((only_i, i), (only_j, j)):
+            key = tuple(only)
+            found = supporters.get(key)
+            if found is None:
+                found = supporters[key] = set.intersection(*sorted((holders[v] for v in only), key=len))
+            sides.append(found | {k})
+        _decide(packed, weight, out, (i, j), tuple(sides), (_numbers(only_i), _numbers(only_j)), on_unresolved,
                 what="near-duplicate ", eligible=eligible)
 
 

@@ -21,11 +21,12 @@ from ctxselect.features.pairs import ConflictKind, ContradictionPairs
 from ctxselect.kernels.pairs import _differing_code_pairs
 from ctxselect.packing import PackedCandidates
 from ctxselect.text.claim_keys import EXOTIC, hinted_texts
-from ctxselect.text.claims import claim_readable, claim_titles, find_claim_conflicts
+from ctxselect.text.claims import MAX_CLAIM_CHARS, claim_readable, claim_titles, find_claim_conflicts
 from ctxselect.text.words import number_tokens, numbers_of, years_in
 
 __all__ = ["detect_contradictions", "merge_contradictions", "version_rank", "version_superseded", "drift_pairs", "claim_pairs",
-           "CLAIM_ALL_TEXTS_LIMIT"]
+           "drift_numbers", "drift_years", "drift_tokens", "CLAIM_ALL_TEXTS_LIMIT", "DRIFT_PAIRS_PER_CANDIDATE",
+           "DRIFT_PAIR_FLOOR"]
 
 
 def _natural_key(version: str):
@@ -64,58 +65,142 @@ def version_superseded(packed, vi, vj, rank) -> np.ndarray:
     return older
 
 
-_WHOLE_TEXT = 1 << 62  # claim_hints' reach for drift: every character
+# Drift reads a text where claims do (ctxselect.text.claims.find_claim_conflicts): the text cut to
+# MAX_CLAIM_CHARS + _CLAIM_TAIL characters, and of it the numbers that start before MAX_CLAIM_CHARS.
+_CLAIM_TAIL = 120
+_DIGIT_RUN = re.compile(r"\d+")  # a number starts where a run of digits does (its look-behind: no \w before)
+#: At most this many near pairs per candidate (and at least DRIFT_PAIR_FLOOR) are examined for drift in
+#: one call after the bulk steps; see :func:`drift_pairs`.
+DRIFT_PAIRS_PER_CANDIDATE = 8
+DRIFT_PAIR_FLOOR = 20_000
 
 
-def drift_pairs(packed: PackedCandidates, i: np.ndarray, j: np.ndarray):
+def drift_numbers(text: str, starts=None) -> list[str]:
+    """The numbers drift reads in ``text``, as written and sorted: those that start within its first
+    :data:`~ctxselect.text.claims.MAX_CLAIM_CHARS` characters (the prefix claims are read from), each read
+    in the text cut :data:`_CLAIM_TAIL` characters after it, as claims read it. ``starts``: every position
+    below that where a number may start (:func:`~ctxselect.text.claim_keys.hinted_texts`), if known."""
+    cut = text[:MAX_CLAIM_CHARS + _CLAIM_TAIL]
+    if starts is None:
+        starts = [m.start() for m in _DIGIT_RUN.finditer(cut, 0, MAX_CLAIM_CHARS)]
+    return sorted(number_tokens(cut, starts))
+
+
+def drift_years(text: str) -> frozenset[int]:
+    """The years drift reads in ``text``: those of its prefix cut as :func:`drift_numbers` cuts it."""
+    return frozenset(years_in(text[:MAX_CLAIM_CHARS + _CLAIM_TAIL]))
+
+
+def drift_tokens(packed: PackedCandidates, rows: np.ndarray) -> dict[int, list[str]]:
+    """:func:`drift_numbers` of the texts at ``rows`` (sorted, unique), positions found in the buffer
+    (exotic texts: the plain pattern)."""
+    members = np.zeros(packed.n, dtype=bool)
+    members[rows] = True
+    candidates = packed.candidates
+    tokens: dict[int, list[str]] = {}
+    found, bounds, positions, flags = hinted_texts(packed.text_buffer, members, MAX_CLAIM_CHARS,
+                                                   MAX_CLAIM_CHARS + _CLAIM_TAIL)
+    for k, (t, flag) in enumerate(zip(found, flags)):
+        if not flag & EXOTIC:  # no position, no number (half the texts at 20,000): the call skipped
+            a, b = bounds[k], bounds[k + 1]
+            tokens[t] = drift_numbers(candidates[t].text, positions[a:b]) if a < b else []
+    for t in rows.tolist():
+        if t not in tokens:
+            tokens[t] = drift_numbers(candidates[t].text)
+    return tokens
+
+
+def _expanded(counts: Counter) -> frozenset:
+    """A multiset of numbers as a set, ``(value, k)`` for each k below its count: multiset difference
+    and inclusion become set ones (done in C)."""
+    return frozenset((v, k) for v, c in counts.items() for k in range(c))
+
+
+def _examined(packed: PackedCandidates, i: np.ndarray, j: np.ndarray, rest: np.ndarray, cap: int) -> np.ndarray:
+    """The ``cap`` pairs of ``rest`` (positions in i, j) drift examines: by the higher relevance rank
+    of their weaker chunk first, then (i, j); returned in their given order."""
+    n = packed.n
+    rank = np.empty(n, dtype=np.int64)
+    rank[np.lexsort((np.arange(n), -packed.relevance))] = np.arange(n)
+    weaker = np.maximum(rank[i[rest]], rank[j[rest]])
+    kth = np.partition(weaker, cap - 1)[cap - 1]
+    take = weaker < kth
+    tie = np.flatnonzero(weaker == kth)
+    need = cap - int(take.sum())
+    if need < len(tie):
+        key = i[rest[tie]].astype(np.int64) * n + j[rest[tie]]
+        tie = tie[np.argpartition(key, need - 1)[:need]]
+    take[tie] = True
+    return rest[take]
+
+
+def drift_pairs(packed: PackedCandidates, i: np.ndarray, j: np.ndarray, info: dict | None = None):
     """Near-duplicate pairs whose texts each state a number the other does not — unless they are
     about different things: each names a year the other does not ("27 goals in 2018", "31 goals
     in 2019"), or both carry a title (or section) and they differ (one template, two pages).
 
-    Each text's numbers are read once; two texts that write the same numbers (the common case of a
-    near-duplicate) are settled on the written tokens, without reading their values."""
+    Numbers and years are read in the prefix claims read (:func:`drift_numbers`): a number beyond
+    :data:`~ctxselect.text.claims.MAX_CLAIM_CHARS` makes no drift.
+
+    The pairs are settled in bulk first: each text's written numbers and their values get an integer
+    code, and a pair whose texts write the same numbers, hold the same values, or one of which holds
+    none, is dropped without a Python step. At most ``max(DRIFT_PAIR_FLOOR, DRIFT_PAIRS_PER_CANDIDATE
+    * n)`` of the rest are examined one by one (about 0.5 us each), those of the most relevant chunks
+    first (by the relevance rank of a pair's weaker chunk, then (i, j)); the others are not examined
+    and make no drift. On the bench dumps (MuSiQue, TimeQA, MultiHop-RAG) and ``ctxselect gen`` at
+    2,000 candidates no call came near the cap (largest: see docs/signals.md); with every pair a near
+    duplicate (equal embeddings, 2,000 candidates, ~2 million pairs) it bounds drift's loop and the
+    corroboration of its pairs to ~40,000 pairs. ``info``, if given, receives ``examined`` (pairs
+    looked at one by one) and ``cap``."""
     keep = np.zeros(len(i), dtype=bool)
+    if not len(i):
+        return i[keep], j[keep]
     candidates = packed.candidates
-    tokens: dict[int, list[str]] = {}
-    if len(i):  # where numbers may start in the pairs' texts, from the buffer (exotic texts: the plain pattern)
-        members = np.zeros(packed.n, dtype=bool)
-        members[i], members[j] = True, True
-        rows, bounds, positions, flags = hinted_texts(packed.text_buffer, members, _WHOLE_TEXT, _WHOLE_TEXT)
-        for k, (t, flag) in enumerate(zip(rows, flags)):
-            if not flag & EXOTIC:  # no position, no number (half the texts at 20,000): the call skipped
-                a, b = bounds[k], bounds[k + 1]
-                tokens[t] = sorted(number_tokens(candidates[t].text, positions[a:b])) if a < b else []
-    numbers: dict[int, Counter] = {}
-    years: dict[int, set[int]] = {}
+    rows = np.unique(np.concatenate([i, j]))
+    tokens = drift_tokens(packed, rows)
+    token_code = np.full(packed.n, -1, dtype=np.int64)
+    value_code = np.full(packed.n, -1, dtype=np.int64)
+    held = np.zeros(packed.n, dtype=bool)
+    written: dict[tuple, int] = {}  # token list -> code
+    values: dict[frozenset, int] = {}  # multiset of values -> code
+    expanded: list[frozenset] = []  # per value code
+    of_written: list[int] = []  # token code -> value code
+    for t in rows.tolist():
+        key = tuple(tokens[t])
+        code = written.get(key)
+        if code is None:
+            code = written[key] = len(written)
+            ex = _expanded(numbers_of(key))
+            vc = values.get(ex)
+            if vc is None:
+                vc = values[ex] = len(expanded)
+                expanded.append(ex)
+            of_written.append(vc)
+        token_code[t], value_code[t], held[t] = code, of_written[code], bool(key)
+    rest = np.flatnonzero((token_code[i] != token_code[j]) & (value_code[i] != value_code[j]) & held[i] & held[j])
+    cap = max(DRIFT_PAIR_FLOOR, DRIFT_PAIRS_PER_CANDIDATE * packed.n)
+    if len(rest) > cap:
+        rest = _examined(packed, i, j, rest, cap)
+    if info is not None:
+        info.update(examined=len(rest), cap=cap)
+    years: dict[int, frozenset] = {}
     titles = None
-    for e, (a, b) in enumerate(zip(i.tolist(), j.tolist())):
-        ta = tokens.get(a)
-        if ta is None:
-            ta = tokens[a] = sorted(number_tokens(candidates[a].text))
-        tb = tokens.get(b)
-        if tb is None:
-            tb = tokens[b] = sorted(number_tokens(candidates[b].text))
-        if ta == tb:
-            continue  # the same numbers written alike: no number differs
-        na = numbers.get(a)
-        if na is None:
-            na = numbers[a] = numbers_of(ta)
-        nb = numbers.get(b)
-        if nb is None:
-            nb = numbers[b] = numbers_of(tb)
-        if na == nb or not (na - nb and nb - na):
-            continue
+    vi, vj = value_code[i[rest]].tolist(), value_code[j[rest]].tolist()
+    for e, a, b, ca, cb in zip(rest.tolist(), i[rest].tolist(), j[rest].tolist(), vi, vj):
+        na, nb = expanded[ca], expanded[cb]
+        if na <= nb or nb <= na:
+            continue  # one states no number the other does not
         ya = years.get(a)
         if ya is None:
-            ya = years[a] = set(years_in(candidates[a].text))
+            ya = years[a] = drift_years(candidates[a].text)
         yb = years.get(b)
         if yb is None:
-            yb = years[b] = set(years_in(candidates[b].text))
+            yb = years[b] = drift_years(candidates[b].text)
+        if not (ya <= yb or yb <= ya):
+            continue  # each names a year the other does not
         if titles is None:
             titles = claim_titles(candidates)
-        ta_, tb_ = titles[a], titles[b]
-        different_titles = any(x is not None and y is not None and x != y for x, y in zip(ta_, tb_))
-        keep[e] = not (ya - yb and yb - ya) and not different_titles
+        keep[e] = not any(x is not None and y is not None and x != y for x, y in zip(titles[a], titles[b]))
     return i[keep], j[keep]
 
 
