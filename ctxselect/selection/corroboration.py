@@ -32,11 +32,16 @@ from ctxselect.text.claims import extract_claims
 from ctxselect.text.words import numbers_of
 
 __all__ = ["OnUnresolved", "Resolution", "UnresolvedConflict", "resolve_conflicts", "superseded_versions", "MARGIN",
-           "MAX_QUOTED_NUMBERS"]
+           "MAX_QUOTED_NUMBERS", "DRIFT_SIDES_PER_CANDIDATE", "DRIFT_SIDE_FLOOR"]
 
 MARGIN = 1.25
 #: A reason about near-duplicates lists at most this many of each side's differing numbers.
 MAX_QUOTED_NUMBERS = 10
+#: Near-duplicate drift weighs pairs until their sides (supporting chunks) add up to
+#: ``max(DRIFT_SIDE_FLOOR, DRIFT_SIDES_PER_CANDIDATE * n)`` (:func:`_resolve_drift`): ~0.1 us a chunk, so
+#: at most ~40 ms at 2,000 candidates, where every side is a few chunks on the bench dumps.
+DRIFT_SIDES_PER_CANDIDATE = 100
+DRIFT_SIDE_FLOOR = 100_000
 
 
 class OnUnresolved(str, Enum):
@@ -242,9 +247,12 @@ def _resolve_drift(packed, signals, eligible, weight, out: Resolution, on_unreso
     supported by the chunks that state all of its differing numbers, decided as above.
 
     Numbers are read as drift reads them (:func:`~ctxselect.features.contradictions.detect.drift_numbers`:
-    the prefix claims read). The pairs are at most :func:`~ctxselect.features.contradictions.detect.drift_pairs`'
-    cap; per pair the differing numbers are set differences (in C) and each set of differing numbers'
-    supporters is found once."""
+    the prefix claims read). The pairs are at most what
+    :func:`~ctxselect.features.contradictions.detect.drift_pairs` examines; per pair the differing numbers
+    are set differences (in C) and each set of differing numbers' supporters is found once. Weighing a
+    pair costs its two sides' sizes: once the sides weighed in one call, pairs taken in (i, j) order, hold
+    more than ``max(DRIFT_SIDE_FLOOR, DRIFT_SIDES_PER_CANDIDATE * n)`` chunks, the remaining pairs are
+    not decided here (they stay contradictions, as a pair whose sides are not eligible does)."""
     con = signals.contradictions
     drift = ((con.kind & ConflictKind.DRIFT) > 0) & ((con.kind & ConflictKind.CLAIM) == 0)
     if not drift.any():
@@ -260,6 +268,7 @@ def _resolve_drift(packed, signals, eligible, weight, out: Resolution, on_unreso
             for value in found:
                 holders.setdefault(value, set()).add(k)
     supporters: dict[tuple, set[int]] = {}
+    work = max(DRIFT_SIDE_FLOOR, DRIFT_SIDES_PER_CANDIDATE * packed.n)
     for i, j in zip(di.tolist(), dj.tolist()):
         ni, nj = held.get(i, frozenset()), held.get(j, frozenset())
         only_i, only_j = sorted({v for v, _ in ni - nj}), sorted({v for v, _ in nj - ni})
@@ -270,6 +279,9 @@ def _resolve_drift(packed, signals, eligible, weight, out: Resolution, on_unreso
             if found is None:
                 found = supporters[key] = set.intersection(*sorted((holders[v] for v in only), key=len))
             sides.append(found | {k})
+        work -= len(sides[0]) + len(sides[1])
+        if work < 0:
+            break  # every pair so far weighed; the rest stay contradictions
         _decide(packed, weight, out, (i, j), tuple(sides), (_numbers(only_i), _numbers(only_j)), on_unresolved,
                 what="near-duplicate ", eligible=eligible)
 
