@@ -13,22 +13,23 @@ claim are read: a compiled prefilter (:mod:`ctxselect.text.claim_keys`) finds th
 Work is bounded whatever the input: claims are read from the first :data:`MAX_CLAIM_CHARS`
 characters of a text, at most :data:`MAX_CLAIMS_PER_TEXT` of them (the earliest), and a join
 bucket holding more than :data:`MAX_BUCKET_TEXTS` texts or :data:`MAX_BUCKET_CLAIMS` claims is
-boilerplate and skipped. Time and memory are therefore linear in the total text length and in the
-number of texts (docs/conflicts.md, "Bounds").
+boilerplate and skipped, as are the largest buckets beyond the join's budget of :data:`ALIGN_BASE` +
+:data:`ALIGN_PER_CLAIM` comparisons a claim joined (buckets are taken smallest first). Time and memory are
+therefore linear in the total text length and in the number of texts (docs/conflicts.md, "Bounds").
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field, replace
-from datetime import date
 from functools import lru_cache
-from itertools import compress
+from itertools import accumulate, compress
 
 import numpy as np
 from rapidfuzz import fuzz
 
 from ctxselect.errors import InputError
+from ctxselect.text.claim_patterns import (  # noqa: F401 - _MONTH: read as claims._MONTH by the tests
+    _DATE_PATTERNS, _DIGIT, _MONTH, _NUMBER, _SCALE, _date, _may_hold_date, _number_matches)
 from ctxselect.text.claim_keys import CONTEXT_WINDOW, CONTEXT_WORDS, claim_hints, texts_to_read
 from ctxselect.text.claim_scope import ClaimScope, ScopeReader, claim_scope, is_label_before
 from ctxselect.text.titles import claim_titles
@@ -36,7 +37,8 @@ from ctxselect.text.words import TextCache, first_content_word, last_content_wor
 
 __all__ = ["Claim", "ClaimScope", "extract_claims", "scoped_claims", "compare_claims", "find_claim_conflicts",
            "claim_readable", "claim_titles", "MAX_CLAIM_CHARS",
-           "MAX_CLAIMS_PER_TEXT", "MAX_BUCKET_TEXTS", "MAX_BUCKET_CLAIMS"]
+           "MAX_CLAIMS_PER_TEXT", "MAX_BUCKET_TEXTS", "MAX_BUCKET_CLAIMS", "ALIGN_BASE",
+           "ALIGN_PER_CLAIM", "PAIRS_BASE", "PAIRS_PER_CLAIM"]
 
 #: Claims are read from this many leading characters of a text (about 8,000 words).
 MAX_CLAIM_CHARS = 50_000
@@ -47,34 +49,14 @@ MAX_BUCKET_TEXTS = 200
 #: A join key holding more claims than this (a template repeated inside a few texts) is skipped too:
 #: each bucket costs at most MAX_BUCKET_CLAIMS² / 2 comparisons.
 MAX_BUCKET_CLAIMS = 400
-
-_MONTHS = {m: k for k, m in enumerate(
-    ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-     "november", "december"], start=1)}
-_MONTHS.update({m[:3]: k for m, k in list(_MONTHS.items())})
-_MONTHS["sept"] = 9
-_MONTH = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
-_DATE_PATTERNS = [
-    (re.compile(r"(\d(?<!\w\d)\d{3})-(\d{1,2})-(\d{1,2})\b"), ("y", "m", "d")),  # \b(\d{4})-..., see text/words.py
-    (re.compile(rf"\b({_MONTH})\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.I), ("M", "d", "y")),
-    (re.compile(rf"(\d(?<!\w\d)\d?)(?:st|nd|rd|th)?\s+({_MONTH}),?\s+(\d{{4}})\b", re.I), ("d", "M", "y")),
-]
-
-
-def _may_hold_date(text: str) -> bool:
-    """A date needs an ISO form or a month name: both are checked with plain substring searches first,
-    since the full date patterns cost ~80 µs a text (claim_hints reads the same in the buffer)."""
-    if "-" in text:
-        return True
-    lower = text.lower()
-    return ("jan" in lower or "feb" in lower or "mar" in lower or "apr" in lower or "may" in lower or "jun" in lower
-            or "jul" in lower or "aug" in lower or "sep" in lower or "oct" in lower or "nov" in lower or "dec" in lower)
-
-
-_DIGIT = re.compile(r"\d")
-# (?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)..., its first digit taken first (text/words.py)
-_NUMBER = re.compile(r"(\d(?<![\w.,]\d)(?:\d{0,2}(?:,\d{3})+|\d*(?:\.\d+)?))(?:\s*(%|percent|per cent)|\s+(thousand|million|billion|trillion))?(?![\w])", re.I)
-_SCALE = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+#: The join's budgets, per :func:`find_claim_conflicts` call, of N claims joined: at most ALIGN_BASE +
+#: ALIGN_PER_CLAIM × N comparisons (m (m - 1) / 2 in a bucket of m claims) and PAIRS_BASE + PAIRS_PER_CLAIM × N
+#: aligned pairs (each conflict or agreement is one). Buckets are taken smallest first; the largest, beyond either
+#: budget, are boilerplate and skipped. MEASUREMENT
+ALIGN_BASE = 20_000
+ALIGN_PER_CLAIM = 8
+PAIRS_BASE = 5_000
+PAIRS_PER_CLAIM = 1
 
 
 @dataclass(frozen=True)
@@ -130,15 +112,6 @@ def _context_before(window: str) -> tuple[str, str]:
     return " ".join(words), (words[-1] if words else "")
 
 
-def _date(groups, order) -> str | None:  # the ISO date of a date pattern's groups, None if no date
-    parts = dict(zip(order, groups))
-    try:
-        month = int(parts["m"]) if "m" in parts else _MONTHS[parts["M"].lower().rstrip(".")]
-        return date(int(parts["y"]), month, int(parts["d"])).isoformat()
-    except (KeyError, ValueError):
-        return None
-
-
 def extract_claims(text: str) -> list[Claim]:
     """The numbers and dates stated in ``text`` with their context (years on their own are not
     claims: they name when, not what; nor are labels, "part 2", "No. 5", "topic 0": they name
@@ -169,19 +142,6 @@ def scoped_claims(text: str, title=None) -> list[Claim]:
 
 def _same_scope(a: Claim, b: Claim) -> bool:
     return a.scope is None or b.scope is None or a.scope.matches(b.scope)
-
-
-def _number_matches(text: str, starts):
-    """``_NUMBER.finditer(text)``; with ``starts`` (ascending: every position where a match may
-    start), the same matches, tried only there."""
-    if starts is None:
-        yield from _NUMBER.finditer(text)
-        return
-    after = 0  # matches do not overlap: the next starts at or after the last one's end
-    for p in starts:
-        if p >= after and (m := _NUMBER.match(text, p)) is not None:
-            after = m.end()
-            yield m
 
 
 def _read_claims(text: str, hint=None) -> tuple[Claim, ...]:
@@ -276,7 +236,8 @@ def _aligned_claims(claims: list, context_ratio: float, min_context_words: int, 
     A hash join on (kind, unit, two nearest context words) — aligned claims, whose contexts match
     at ``ratio`` ≥ 90, share that key — so only claims about the same thing are ever compared.
     Keys shared by more than :data:`MAX_BUCKET_TEXTS` texts or holding more than
-    :data:`MAX_BUCKET_CLAIMS` claims are boilerplate and skipped. With ``scopes`` (a
+    :data:`MAX_BUCKET_CLAIMS` claims are boilerplate and skipped, and so are the largest buckets
+    beyond the join's budgets (:func:`_within_budget`). With ``scopes`` (a
     :class:`~ctxselect.text.claim_scope.ScopeReader` of the texts), a joined pair whose scopes differ
     is not aligned (the scope test comes after the join, so the join keys, and the prefilter's
     superset of them, are unchanged)."""
@@ -286,24 +247,51 @@ def _aligned_claims(claims: list, context_ratio: float, min_context_words: int, 
             words = c.before.split()
             if len(words) >= min_context_words:
                 buckets.setdefault((c.kind, c.unit, " ".join(words[-2:])), []).append((t, c))
+    joined = sum(map(len, buckets.values()))
+    room, done = PAIRS_BASE + PAIRS_PER_CLAIM * joined, []  # aligned pairs yet allowed; (join position, pairs)
+    for at, members in _within_budget(buckets, joined):  # smallest first
+        pairs = _compare(members, context_ratio, scopes, room)
+        if pairs is None:  # beyond the aligned pairs' budget: this bucket and the larger ones are boilerplate
+            break
+        room -= len(pairs)
+        done.append((at, pairs))
     aligned: dict[tuple[int, int], list[tuple[Claim, Claim]]] = {}
-    ratio, equal_align = fuzz.ratio, not 100 < context_ratio  # equal texts score 100
-    for members in buckets.values():
-        if (len(members) < 2 or len(members) > MAX_BUCKET_CLAIMS
-                or (len(members) > MAX_BUCKET_TEXTS and len({t for t, _ in members}) > MAX_BUCKET_TEXTS)):
-            continue
-        for a in range(len(members)):
-            ta, ca = members[a]
-            for b in range(a + 1, len(members)):
-                tb, cb = members[b]
-                if ta == tb or (not equal_align if ca.before == cb.before
-                                else ratio(ca.before, cb.before) < context_ratio):
-                    continue
-                if scopes is not None and not scopes.same(ta, ca, tb, cb):  # on the few joined pairs
-                    continue
-                key, pair = ((ta, tb), (ca, cb)) if ta < tb else ((tb, ta), (cb, ca))
-                aligned.setdefault(key, []).append(pair)
+    for _, pairs in sorted(done, key=lambda item: item[0]):  # in join order, as without the budgets
+        for key, pair in pairs:
+            aligned.setdefault(key, []).append(pair)
     return aligned
+
+
+def _compare(members: list, context_ratio: float, scopes, room: int):
+    """The aligned pairs of one join bucket, [((i, j), (claim of i, claim of j))], i < j; None if more
+    than ``room``."""
+    pairs = []
+    ratio, equal_align = fuzz.ratio, not 100 < context_ratio  # equal texts score 100
+    for a in range(len(members)):
+        ta, ca = members[a]
+        for b in range(a + 1, len(members)):
+            tb, cb = members[b]
+            if ta == tb or (not equal_align if ca.before == cb.before
+                            else ratio(ca.before, cb.before) < context_ratio):
+                continue
+            if scopes is not None and not scopes.same(ta, ca, tb, cb):  # on the few joined pairs
+                continue
+            pairs.append(((ta, tb), (ca, cb)) if ta < tb else ((tb, ta), (cb, ca)))
+        if len(pairs) > room:
+            return None
+    return pairs
+
+
+def _within_budget(buckets: dict, joined: int) -> list:
+    """[(join position, bucket)] of the join buckets to compare, smallest first (ties in join order):
+    those within the caps whose comparisons, m (m - 1) / 2 for m claims, fit in the budget of
+    :data:`ALIGN_BASE` + :data:`ALIGN_PER_CLAIM` × ``joined`` claims; the larger ones are boilerplate."""
+    kept = [m for m in buckets.values() if 1 < len(m) <= MAX_BUCKET_CLAIMS
+            and (len(m) <= MAX_BUCKET_TEXTS or len({t for t, _ in m}) <= MAX_BUCKET_TEXTS)]
+    cost = [len(m) * (len(m) - 1) // 2 for m in kept]
+    order = sorted(range(len(kept)), key=cost.__getitem__)  # a stable sort: ties in join order
+    fits = sum(1 for spent in accumulate(cost[k] for k in order) if spent <= ALIGN_BASE + ALIGN_PER_CLAIM * joined)
+    return [(k, kept[k]) for k in order[:fits]]
 
 
 def scope_reader(texts, titles=None) -> ScopeReader:

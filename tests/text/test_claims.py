@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from ctxselect.text import claim_scope
 from ctxselect.text import claims as claims_module
 from ctxselect.text.claims import (
     MAX_CLAIMS_PER_TEXT,
@@ -75,3 +76,57 @@ def test_claims_are_built_as_the_dataclass_builds_them():
     assert made == plain and hash(made) == hash(plain) and repr(made) == repr(plain)
     claim = extract_claims("the town of Herman counted 1,207 people on March 3, 2021")
     assert [list(vars(c)) for c in claim] == [list(vars(plain))] * 2
+
+
+def _shared_contexts(texts: int, claims: int = 100, per: int = 8, seed: int = 0) -> list[str]:
+    """``texts`` texts of ``claims`` numbers each; every ``per`` numbers of a text share one five-word
+    context with the same numbers of every other text, which state other values: join buckets of
+    ``texts`` × ``per`` claims in which every pair of texts conflicts."""
+    rng = np.random.default_rng(seed)
+    word = lambda: "".join(rng.choice(list("bdfgklmnprstvz")) + rng.choice(list("aeiou")) for _ in range(3))  # noqa: E731
+    contexts = [" ".join(word() for _ in range(5)) for _ in range(claims // per)]
+    return [" ".join(f"{ctx} {10 + (k * per + r) % 1400} units." for ctx in contexts for r in range(per))
+            for k in range(texts)]
+
+
+def _pairs(found) -> int:
+    return sum(map(len, found.values()))
+
+
+def test_the_join_makes_a_budgeted_number_of_comparisons_and_aligned_pairs(monkeypatch):
+    """30 texts of 96 claims in 12 join buckets of 240 claims (under MAX_BUCKET_CLAIMS): 334,080 scope
+    checks and as many aligned pairs before the budgets; now at most ALIGN_BASE + ALIGN_PER_CLAIM
+    comparisons and PAIRS_BASE + PAIRS_PER_CLAIM aligned pairs a claim joined. One bucket fits the
+    comparisons, not the aligned pairs: none is kept."""
+    texts = _shared_contexts(30, claims=96)
+    claims = [claims_module.extract_claims(t) for t in texts]
+    joined = sum(map(len, claims))
+    assert joined == 2880
+    checks = []
+    same = claim_scope.ScopeReader.same
+    monkeypatch.setattr(claim_scope.ScopeReader, "same", lambda self, *pair: checks.append(1) or same(self, *pair))
+    conflicts, agreements = find_claim_conflicts(texts)
+    assert 0 < len(checks) <= claims_module.ALIGN_BASE + claims_module.ALIGN_PER_CLAIM * joined
+    aligned = _pairs(claims_module._aligned_claims(claims, 90.0, 4))
+    assert aligned <= claims_module.PAIRS_BASE + claims_module.PAIRS_PER_CLAIM * joined
+    assert not conflicts and not agreements and aligned == 0
+
+
+def test_within_the_budgets_the_join_is_unchanged_and_beyond_them_the_largest_buckets_go(monkeypatch):
+    """Buckets are taken smallest first: within the budgets the result is the unbudgeted one; when
+    either binds, the buckets beyond it are the largest, and the others keep their pairs, in order."""
+    small, large = _shared_contexts(4, claims=16, per=2, seed=1), _shared_contexts(6, claims=24, per=4, seed=2)
+    texts = small + large  # 8 buckets of 8 claims (28 comparisons, 24 aligned), 6 of 24 (276 and 240)
+    found = find_claim_conflicts(texts)
+    assert _pairs(found[0]) == 8 * 6 * 2 + 6 * 15 * 4 and not found[1]  # per bucket, text pair and claim
+    monkeypatch.setattr(claims_module, "ALIGN_BASE", 10 ** 9)
+    monkeypatch.setattr(claims_module, "PAIRS_BASE", 10 ** 9)
+    unbudgeted = find_claim_conflicts(texts)
+    assert found == unbudgeted and list(found[0]) == list(unbudgeted[0])
+    alone = find_claim_conflicts(small)
+    for name, room in (("ALIGN", 8 * 28 + 275), ("PAIRS", 8 * 24 + 239)):  # the small buckets and not one more
+        monkeypatch.setattr(claims_module, f"{name}_BASE", room)
+        monkeypatch.setattr(claims_module, f"{name}_PER_CLAIM", 0)
+        found = find_claim_conflicts(texts)
+        assert found == alone and list(found[0]) == list(alone[0]) and _pairs(found[0]) == 8 * 6 * 2
+        monkeypatch.setattr(claims_module, f"{name}_BASE", 10 ** 9)
