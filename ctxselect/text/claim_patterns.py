@@ -12,7 +12,8 @@ _MONTHS = {m: k for k, m in enumerate(
      "november", "december"], start=1)}
 _MONTHS.update({m[:3]: k for m, k in list(_MONTHS.items())})
 _MONTHS["sept"] = 9
-_MONTH = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?"
+          r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
 _DATE_PATTERNS = [
     (re.compile(r"(\d(?<!\w\d)\d{3})-(\d{1,2})-(\d{1,2})\b"), ("y", "m", "d")),  # \b(\d{4})-..., see text/words.py
     (re.compile(rf"\b({_MONTH})\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.I), ("M", "d", "y")),
@@ -32,7 +33,8 @@ def _may_hold_date(text: str) -> bool:
 
 _DIGIT = re.compile(r"\d")
 # (?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)..., its first digit taken first (text/words.py)
-_NUMBER = re.compile(r"(\d(?<![\w.,]\d)(?:\d{0,2}(?:,\d{3})+|\d*(?:\.\d+)?))(?:\s*(%|percent|per cent)|\s+(thousand|million|billion|trillion))?(?![\w])", re.I)
+_NUMBER = re.compile(r"(\d(?<![\w.,]\d)(?:\d{0,2}(?:,\d{3})+|\d*(?:\.\d+)?))"
+                     r"(?:\s*(%|percent|per cent)|\s+(thousand|million|billion|trillion))?(?![\w])", re.I)
 _SCALE = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 
 

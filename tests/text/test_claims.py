@@ -83,8 +83,9 @@ def _shared_contexts(texts: int, claims: int = 100, per: int = 8, seed: int = 0)
     context with the same numbers of every other text, which state other values: join buckets of
     ``texts`` × ``per`` claims in which every pair of texts conflicts."""
     rng = np.random.default_rng(seed)
-    word = lambda: "".join(rng.choice(list("bdfgklmnprstvz")) + rng.choice(list("aeiou")) for _ in range(3))  # noqa: E731
-    contexts = [" ".join(word() for _ in range(5)) for _ in range(claims // per)]
+    words = ["".join(rng.choice(list("bdfgklmnprstvz")) + rng.choice(list("aeiou")) for _ in range(3))
+             for _ in range(5 * (claims // per))]
+    contexts = [" ".join(words[5 * k:5 * k + 5]) for k in range(claims // per)]
     return [" ".join(f"{ctx} {10 + (k * per + r) % 1400} units." for ctx in contexts for r in range(per))
             for k in range(texts)]
 
