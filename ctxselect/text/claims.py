@@ -29,8 +29,8 @@ import numpy as np
 from rapidfuzz import fuzz
 
 from ctxselect.errors import InputError
-from ctxselect.text.claim_patterns import (  # noqa: F401 - _MONTH: read as claims._MONTH by the tests
-    _DATE_PATTERNS, _DIGIT, _MONTH, _NUMBER, _SCALE, _date, _may_hold_date, _number_matches)
+from ctxselect.text.claim_patterns import (_DATE_PATTERNS, _DIGIT, _NUMBER, _SCALE, _date, _may_hold_date,
+                                           _number_matches)
 from ctxselect.text.claim_keys import CONTEXT_WINDOW, CONTEXT_WORDS, claim_hints, texts_to_read
 from ctxselect.text.claim_scope import ClaimScope, ScopeReader, claim_scope, is_label_before
 from ctxselect.text.titles import claim_titles

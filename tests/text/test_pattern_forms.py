@@ -7,9 +7,9 @@ import re
 
 import pytest
 
-from ctxselect.text import claims, words
+from ctxselect.text import claim_patterns, claims, words
 
-_MONTH = claims._MONTH
+_MONTH = claim_patterns._MONTH
 PLAIN = {
     "words._NUMBER": (words._NUMBER, re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*(?!\w)")),
     "words._YEAR": (words._YEAR, re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")),
