@@ -76,8 +76,9 @@ class Signals:
         Confirmed near-duplicates (similarity >= duplicate threshold, and for text a rapidfuzz
         ratio at or above ``confirm_ratio``).
     contradictions : ContradictionPairs
-        Version, drift and claim conflicts as pairs; field conflicts stay per-value codes
-        (``packed.field_values``, :mod:`ctxselect.features.contradictions.fields`).
+        Drift and claim conflicts as pairs; field and version conflicts stay per-value codes
+        (``packed.field_values``, ``packed.doc`` and ``packed.version``; their pairs on request:
+        :func:`~ctxselect.features.contradictions.field_pairs`, :func:`~ctxselect.features.contradictions.version_pairs`).
     clusters : int64 array (n,)
         Connected components of the near-duplicate graph (labels 0..C-1).
     similarity : str

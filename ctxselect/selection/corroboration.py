@@ -28,11 +28,12 @@ from ctxselect.features.contradictions import stated_figures
 from ctxselect.features.contradictions.detect import drift_tokens
 from ctxselect.features.pairs import ConflictKind, Signals
 from ctxselect.packing import PackedCandidates
+from ctxselect.selection.versions import Supersession, supersession
 from ctxselect.text.claims import extract_claims
 from ctxselect.text.words import numbers_of
 
-__all__ = ["OnUnresolved", "Resolution", "UnresolvedConflict", "resolve_conflicts", "superseded_versions", "MARGIN",
-           "MAX_QUOTED_NUMBERS", "DRIFT_SIDES_PER_CANDIDATE", "DRIFT_SIDE_FLOOR"]
+__all__ = ["OnUnresolved", "Resolution", "UnresolvedConflict", "resolve_conflicts", "MARGIN", "MAX_QUOTED_NUMBERS",
+           "DRIFT_SIDES_PER_CANDIDATE", "DRIFT_SIDE_FLOOR"]
 
 MARGIN = 1.25
 #: A reason about near-duplicates lists at most this many of each side's differing numbers.
@@ -214,19 +215,17 @@ def _even_split(packed, out: Resolution, pair, sides, support, values, withheld,
 
 def resolve_conflicts(packed: PackedCandidates, signals: Signals, eligible: np.ndarray, *,
                       on_unresolved: OnUnresolved = OnUnresolved.DROP_BOTH,
-                      superseded: dict[int, list[int]] | None = None) -> Resolution:
+                      superseded: Supersession | None = None) -> Resolution:
     """Decide each free-text claim conflict by corroboration, and supersede older versions.
 
     An even split goes to the requirements' ``source_precedence`` when the two sources' trust
     differs, else to ``on_unresolved`` (:class:`OnUnresolved`); every even split is recorded in
-    ``Resolution.conflicts``. ``superseded``: :func:`superseded_versions` of ``signals`` when the
-    caller has it already."""
+    ``Resolution.conflicts``. ``superseded``: :func:`~ctxselect.selection.versions.supersession` of
+    ``packed`` when the caller has it already."""
     on_unresolved = OnUnresolved(on_unresolved)
     out = Resolution()
-    for older, newers in (superseded_versions(signals) if superseded is None else superseded).items():
-        newer = next((k for k in newers if eligible[k]), None)
-        if newer is not None:
-            out.losers.setdefault(older, f"superseded by `{packed.ids[newer]}` (a newer version of the same document)")
+    for older, newer in (supersession(packed) if superseded is None else superseded).first_newer(eligible).items():
+        out.losers.setdefault(older, f"superseded by `{packed.ids[newer]}` (a newer version of the same document)")
     conflicts = signals.claim_conflicts or {}
     agreements = _agreements_by_chunk(signals.claim_agreements or {}) if conflicts else {}
     weight = packed.relevance * signals.freshness
@@ -284,16 +283,3 @@ def _resolve_drift(packed, signals, eligible, weight, out: Resolution, on_unreso
             break  # every pair so far weighed; the rest stay contradictions
         _decide(packed, weight, out, (i, j), tuple(sides), (_numbers(only_i), _numbers(only_j)), on_unresolved,
                 what="near-duplicate ", eligible=eligible)
-
-
-def superseded_versions(signals: Signals) -> dict[int, list[int]]:
-    """Older chunk -> every newer chunk of its document (sorted), for version conflicts whose
-    order is known. All of them: whether the older one gives way depends on whether *any* newer
-    version is eligible, never on which pair was seen last."""
-    con = signals.contradictions
-    version = (con.kind & ConflictKind.VERSION) > 0
-    out: dict[int, list[int]] = {}
-    for a, b, older in zip(con.i[version].tolist(), con.j[version].tolist(), con.superseded[version].tolist()):
-        if older >= 0:
-            out.setdefault(older, []).append(b if older == a else a)
-    return {older: sorted(newer) for older, newer in out.items()}

@@ -12,7 +12,8 @@ import numpy as np
 from ctxselect.features.contradictions.detect import CLAIM_ALL_TEXTS_LIMIT
 from ctxselect.features.pairs import Signals
 from ctxselect.packing import PackedCandidates
-from ctxselect.selection.corroboration import OnUnresolved, Resolution, resolve_conflicts, superseded_versions
+from ctxselect.selection.corroboration import OnUnresolved, Resolution, resolve_conflicts
+from ctxselect.selection.versions import Supersession, supersession
 
 __all__ = ["Eligibility", "eligibility", "selectable"]
 
@@ -33,7 +34,7 @@ class Eligibility:
     eligible: np.ndarray
     reasons: dict
     resolution: Resolution
-    superseded_by: dict
+    superseded_by: Supersession
     uncompared: np.ndarray | None
     uncut_eligible: np.ndarray | None
 
@@ -60,7 +61,7 @@ def eligibility(packed: PackedCandidates, signals: Signals, *, exclude_outside_w
         reasons[i] = f"over budget: {size} tokens alone exceed the budget of {packed.budget}"
     uncut_eligible = None if signals.compared is None else eligible.copy()
     resolution = Resolution()
-    superseded_by = superseded_versions(signals)
+    superseded_by = supersession(packed)
     if resolve_by_corroboration:
         resolution = resolve_conflicts(packed, signals, eligible, on_unresolved=on_unresolved, superseded=superseded_by)
         for k, why in resolution.losers.items():

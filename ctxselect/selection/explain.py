@@ -219,11 +219,7 @@ def exclusion_reasons(problem: Problem, mask: np.ndarray, *, enforce_gate: bool,
         if partner_of[i] < 0:
             partner_of[i] = next((j for j in pairwise[i] if mask[j]), -1)
     reason[partner_of >= 0] = _PARTNER
-    newer: dict[int, int] = {}
-    for i, later in superseded_by.items():
-        k = next((k for k in later if mask[k]), None)
-        if k is not None:
-            newer[i] = k
+    newer = superseded_by.first_newer(mask)
     reason[np.fromiter(newer, dtype=np.int64, count=len(newer))] = _SUPERSEDED
     reason[np.fromiter(problem.ineligible_reason, dtype=np.int64, count=len(problem.ineligible_reason))] = _INELIGIBLE
 

@@ -33,6 +33,7 @@ from ctxselect.packing import PackedCandidates
 from ctxselect.selection.corroboration import OnUnresolved
 from ctxselect.selection.eligibility import eligibility
 from ctxselect.selection.value import ChunkValues, chunk_values
+from ctxselect.selection.versions import Supersession
 
 __all__ = ["ObjectiveWeights", "Problem", "adjacency", "agreement_covered", "build_problem", "capacity",
            "marginal_gains", "score"]
@@ -58,12 +59,13 @@ class Problem:
         codes, see ``hard_fields``): the signals' contradictions and the soft fields' pairs.
     pair_i, pair_j, pair_penalty : the penalised pairs (i < j), penalty w_red·s + w_con·σ > 0
     hard_i, hard_j : pairs that may never be selected together (hard conflicts listed as pairs;
-        the hard fields' disagreements are not listed, see ``hard_fields``)
+        the hard fields' and the versions' disagreements are not listed, see ``hard_fields``)
     hard_fields : tuple of int
         Conflict fields whose every disagreement is hard: all selected chunks carrying such a
         field must agree on its value (the models express this per value, not per pair).
-    superseded_by : dict position -> list of positions
-        For version conflicts with a known order: older chunk -> every newer chunk of its document.
+    superseded_by : Supersession
+        For version conflicts with a known order, which chunks are newer than which
+        (:class:`~ctxselect.selection.versions.Supersession`: codes, never pairs).
     groups : list of int64 arrays
         Near-duplicate clusters: at most one member may be selected.
     eligible : bool (n,)
@@ -91,7 +93,7 @@ class Problem:
     hard_i: np.ndarray
     hard_j: np.ndarray
     hard_fields: tuple
-    superseded_by: dict
+    superseded_by: Supersession
     groups: list
     eligible: np.ndarray
     ineligible_reason: dict
@@ -110,12 +112,12 @@ class Problem:
     @cached_property
     def gate_conflicts(self) -> ContradictionPairs:
         """The listed conflicts the gate's contradiction density counts, as ``inspect()`` counts
-        them: version conflicts and soft field conflicts with the requirements'
-        ``contradictions="fields"`` (article 000's κ; hard fields are per-value codes), free-text
-        claim conflicts too with ``"all"``. Near-duplicates whose numbers differ (drift) are never
-        part of κ: corroboration decides them."""
+        them: soft field conflicts with the requirements' ``contradictions="fields"`` (article 000's
+        κ; hard fields and versions are per-value codes, never both selected, so they add nothing to
+        a selection's κ), free-text claim conflicts too with ``"all"``. Near-duplicates whose numbers
+        differ (drift) are never part of κ: corroboration decides them."""
         con = self.conflicts
-        kinds = ConflictKind.FIELD | ConflictKind.VERSION
+        kinds = ConflictKind.FIELD
         if self.packed.requirements.contradictions == "all":
             kinds |= ConflictKind.CLAIM
         keep = (con.kind & kinds) > 0
@@ -226,7 +228,7 @@ def build_problem(
         parts.append((di, dj, np.full(len(di), w.same_document)))
     pair_i, pair_j, pair_penalty = _merge_pair_penalties(n, parts)
 
-    hard = ((con.weight >= hard_conflict_severity - SIMILARITY_EPSILON) | ((con.kind & ConflictKind.VERSION) > 0)) & ~free
+    hard = (con.weight >= hard_conflict_severity - SIMILARITY_EPSILON) & ~free  # (versions: codes, as hard fields)
 
     return Problem(  # without the question's hits, read already (n x probe terms: they can be large)
         packed=packed, signals=replace(signals, query_probes=None), weights=weights, value=value, aspect_gain=aspect_gain,

@@ -6,6 +6,7 @@ from hypothesis import given, settings
 
 import ctxselect
 from ctxselect.features.compute import signals
+from ctxselect.features.contradictions import version_pairs
 from ctxselect.features.contradictions.fields import field_pairs, union_contradictions
 from ctxselect.features.pairs import ConflictKind
 from ctxselect.packing import pack
@@ -23,14 +24,16 @@ def cand(cid, text="", **kw):
 @settings(max_examples=100, deadline=None)
 @given(candidate_lists(), requirement_dicts())
 def test_field_and_version_contradictions_match_twin(chunks, reqs):
-    """Versions come listed as pairs; field conflicts stay per-value codes, and their pairs on
-    request (``field_pairs``) complete the twin's list."""
+    """Field and version conflicts stay per-value codes; their pairs on request (``field_pairs``,
+    ``version_pairs``) complete the twin's list."""
     packed = ctxselect.pack(api_chunks(chunks), reqs)
     listed = signals(packed, similarity="none").contradictions
-    assert not (listed.kind & ConflictKind.FIELD).any()
+    assert not (listed.kind & (ConflictKind.FIELD | ConflictKind.VERSION)).any()
     fields = field_pairs(packed, range(len(packed.field_names)))
     assert (fields.kind == ConflictKind.FIELD).all()
-    got = union_contradictions(packed.n, listed, fields).as_dict()
+    versions = version_pairs(packed)
+    assert (versions.kind == ConflictKind.VERSION).all()
+    got = union_contradictions(packed.n, union_contradictions(packed.n, listed, versions), fields).as_dict()
     want = naive_conflicts(chunks, reqs["conflict_fields"])
     assert got == pytest.approx(want)
 
@@ -43,7 +46,8 @@ def test_version_conflict_names_the_older():
         cand("x2", doc_id="e", version="final", timestamp="2024-06-01"),
         cand("u1", doc_id="f", version="a"), cand("u2", doc_id="f", version="b"),
     ], {"token_budget": 100})
-    c = signals(packed, similarity="none").contradictions
+    assert not len(signals(packed, similarity="none").contradictions)  # codes, not pairs
+    c = version_pairs(packed)
     superseded = {(packed.ids[i], packed.ids[j]): (packed.ids[s] if s >= 0 else None)
                   for i, j, s in zip(c.i, c.j, c.superseded)}
     assert superseded[("new", "old")] == "old"

@@ -11,6 +11,7 @@ from ctxselect.selection.constraints import pairwise_partners
 from ctxselect.selection.explain import _disagreeing_selected, describe_conflict
 from ctxselect.selection.problem import Problem, adjacency
 from tests.naive.baselines import naive_marginal_gain
+from tests.naive.versions import naive_superseded_versions
 
 
 def naive_exclusion_reasons(problem: Problem, mask: np.ndarray, *, enforce_gate: bool,
@@ -34,7 +35,7 @@ def naive_exclusion_reasons(problem: Problem, mask: np.ndarray, *, enforce_gate:
     partner_of = _disagreeing_selected(packed, mask, fields)
     extra = (con.i, con.j) if forbid_all else None
     pairwise = pairwise_partners(problem, fields, extra)
-    superseded_by = problem.superseded_by
+    superseded_by = naive_superseded_versions(problem.packed)
     mate_of: dict[int, int] = {}  # chunk -> the first selected member of its near-duplicate group
     for members in problem.groups:
         chosen_members = members[mask[members]]

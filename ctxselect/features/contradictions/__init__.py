@@ -1,5 +1,5 @@
-"""Contradictions, the one room for them: detection for a call (:mod:`.detect`; field conflicts as
-per-value codes, :mod:`.fields`), counting and
+"""Contradictions, the one room for them: detection for a call (:mod:`.detect`; field and version
+conflicts as per-value codes, :mod:`.fields`), counting and
 listing in a given context (:mod:`.context`), and the reasons as messages may show them
 (:mod:`.reasons`, under the no-echo rule)."""
 
@@ -17,10 +17,16 @@ from ctxselect.features.contradictions.detect import (
     claim_pairs,
     drift_pairs,
     merge_contradictions,
+    version_pairs,
     version_rank,
     version_superseded,
 )
-from ctxselect.features.contradictions.fields import disagree_on_fields, field_pairs, union_contradictions
+from ctxselect.features.contradictions.fields import (
+    disagree_on_fields,
+    disagree_on_versions,
+    field_pairs,
+    union_contradictions,
+)
 from ctxselect.features.contradictions.reasons import (
     claim_reason,
     echoable,
@@ -31,5 +37,6 @@ from ctxselect.features.contradictions.reasons import (
 
 __all__ = ["BLOCK_ROWS", "CLAIM_ALL_TEXTS_LIMIT", "MAX_LISTED_PAIRS", "PATTERN_LIMIT", "ConflictPair",
            "ConflictSummary", "claim_pairs", "claim_reason", "conflict_pairs", "conflict_summary",
-           "disagree_on_fields", "drift_pairs", "echoable", "field_pairs", "merge_contradictions", "pair_conflicts", "stated_figures",
-           "union_contradictions", "version_rank", "version_superseded", "withheld_note"]
+           "disagree_on_fields", "disagree_on_versions", "drift_pairs", "echoable", "field_pairs", "merge_contradictions",
+           "pair_conflicts", "stated_figures", "union_contradictions", "version_pairs", "version_rank", "version_superseded",
+           "withheld_note"]

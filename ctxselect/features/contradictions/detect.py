@@ -1,11 +1,14 @@
 """Contradictions among one query's candidates, detected once per call: the one definition.
 
 Four kinds (:class:`~ctxselect.features.pairs.ConflictKind`): differing values of a conflict field
-(kept as per-value codes, :mod:`~ctxselect.features.contradictions.fields`), different versions
-of one document (the older is *superseded*), near-duplicate texts whose numbers differ (drift),
-and free-text claims that disagree (:mod:`ctxselect.text.claims`). Each of the last three gives
-sorted, unique pairs; :func:`merge_contradictions` merges them into one
-:class:`~ctxselect.features.pairs.ContradictionPairs` (highest severity, kinds OR-ed).
+and different versions of one document (the older is *superseded*), both kept as per-value codes
+(``packed.field_values``; ``packed.doc`` and ``packed.version``: one document in two versions holds
+a quarter of its chunks' count squared in version pairs), their pairs only on request
+(:func:`~ctxselect.features.contradictions.fields.field_pairs`, :func:`version_pairs`);
+near-duplicate texts whose numbers differ (drift), and free-text claims that disagree
+(:mod:`ctxselect.text.claims`). These last two give sorted, unique pairs; :func:`merge_contradictions`
+merges them into one :class:`~ctxselect.features.pairs.ContradictionPairs` (highest severity, kinds
+OR-ed).
 """
 
 from __future__ import annotations
@@ -24,8 +27,8 @@ from ctxselect.text.claim_keys import EXOTIC, hinted_texts
 from ctxselect.text.claims import MAX_CLAIM_CHARS, claim_readable, claim_titles, find_claim_conflicts
 from ctxselect.text.words import number_tokens, numbers_of, years_in
 
-__all__ = ["detect_contradictions", "merge_contradictions", "version_rank", "version_superseded", "drift_pairs",
-           "claim_pairs", "drift_numbers", "drift_years", "drift_tokens", "CLAIM_ALL_TEXTS_LIMIT",
+__all__ = ["detect_contradictions", "merge_contradictions", "version_pairs", "version_rank", "version_superseded",
+           "drift_pairs", "claim_pairs", "drift_numbers", "drift_years", "drift_tokens", "CLAIM_ALL_TEXTS_LIMIT",
            "DRIFT_PAIRS_PER_CANDIDATE", "DRIFT_PAIR_FLOOR"]
 
 
@@ -33,15 +36,18 @@ def _natural_key(version: str):
     return tuple((0, int(p), "") if p.isdecimal() else (1, 0, p) for p in re.findall(r"\d+|[^\d.\-_ ]+", version.lower()))
 
 
-def version_rank(packed: PackedCandidates) -> np.ndarray:
+def version_rank(packed: PackedCandidates, at: np.ndarray | None = None) -> np.ndarray:
     """Per chunk, the order of its version among its document's versions (higher = newer);
     -1 when the chunk has no doc/version. Versions compare naturally ("v10" > "v9"); the
-    timestamp breaks ties between versions that do not compare."""
+    timestamp breaks ties between versions that do not compare. ``at``: the positions to rank,
+    every chunk of the documents they hold (default: every chunk with a doc and a version); the
+    others get -1."""
     rank = np.full(packed.n, -1, dtype=np.int64)
     names = packed.version_names
     by_doc: dict[int, list[tuple[tuple, int]]] = {}
     keys: dict[int, tuple] = {}  # per version name: a few names serve many chunks
-    at = np.flatnonzero((packed.doc >= 0) & (packed.version >= 0))
+    if at is None:
+        at = np.flatnonzero((packed.doc >= 0) & (packed.version >= 0))
     for i, doc, code in zip(at.tolist(), packed.doc[at].tolist(), packed.version[at].tolist()):
         key = keys.get(code)
         if key is None:
@@ -328,15 +334,31 @@ def _codes(column: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(column, dtype=np.int64)
 
 
+def version_pairs(packed: PackedCandidates) -> ContradictionPairs:
+    """The version conflicts as pairs (i < j, row-major): chunks of one document with different
+    versions, the older one in ``superseded`` (-1 where the order is unknown), the requirements'
+    ``version_conflict_severity``; none when they turn version conflicts off. On request only: the
+    selector reads the codes (:mod:`ctxselect.selection.versions`), never these O(k²) pairs."""
+    empty = np.empty(0, np.int64)
+    reqs = packed.requirements
+    if not reqs.version_conflicts:
+        return ContradictionPairs(empty, empty.copy(), np.empty(0), np.empty(0, np.uint8), empty.copy())
+    vi, vj = _differing_code_pairs(_codes(packed.version), _codes(packed.doc))
+    return ContradictionPairs(vi, vj, np.full(len(vi), float(reqs.version_conflict_severity)),
+                              np.full(len(vi), ConflictKind.VERSION, np.uint8),
+                              version_superseded(packed, vi, vj, version_rank(packed)))
+
+
 def detect_contradictions(packed: PackedCandidates, texts: list[str], near_i: np.ndarray, near_j: np.ndarray,
                           red_i: np.ndarray, red_j: np.ndarray, *, drift_severity: float, claims: bool,
                           claim_severity: float) -> tuple[ContradictionPairs, dict, dict, np.ndarray | None]:
-    """Every contradiction among the candidates listed as pairs: versions, drift among the near pairs
+    """Every contradiction among the candidates listed as pairs: drift among the near pairs
     ``(near_i, near_j)``, and claims (above :data:`CLAIM_ALL_TEXTS_LIMIT` candidates only among the
     redundancy pairs ``(red_i, red_j)``).
 
-    Field conflicts are not listed: they stay per-value codes (``packed.field_values``; pairs on
-    request from :func:`ctxselect.features.contradictions.fields.field_pairs`).
+    Field and version conflicts are not listed: they stay per-value codes (``packed.field_values``,
+    ``packed.doc`` and ``packed.version``; pairs on request from
+    :func:`ctxselect.features.contradictions.fields.field_pairs` and :func:`version_pairs`).
 
     Returns
     -------
@@ -350,12 +372,6 @@ def detect_contradictions(packed: PackedCandidates, texts: list[str], near_i: np
     empty = np.empty(0, np.int64)
     ri, rj = red_i, red_j
     parts = []  # (i, j, severity, kind, superseded or None), each sorted by (i, j)
-    reqs = packed.requirements
-    if reqs.version_conflicts:
-        vi, vj = _differing_code_pairs(_codes(packed.version), _codes(packed.doc))
-        parts.append((vi, vj, reqs.version_conflict_severity, ConflictKind.VERSION,
-                      version_superseded(packed, vi, vj, version_rank(packed))))
-        del vi, vj
     if drift_severity > 0 and len(near_i):
         di, dj = drift_pairs(packed, near_i, near_j)
         parts.append((di, dj, drift_severity, ConflictKind.DRIFT, None))

@@ -20,7 +20,7 @@ from ctxselect.features.pairs import ConflictKind, ContradictionPairs
 from ctxselect.kernels.pairs import _differing_code_pairs
 from ctxselect.packing import PackedCandidates
 
-__all__ = ["field_pairs", "union_contradictions", "disagree_on_fields"]
+__all__ = ["field_pairs", "union_contradictions", "disagree_on_fields", "disagree_on_versions"]
 
 
 def field_pairs(packed: PackedCandidates, fields: Iterable[int]) -> ContradictionPairs:
@@ -55,6 +55,19 @@ def union_contradictions(n: int, a: ContradictionPairs, b: ContradictionPairs) -
     superseded = np.maximum.reduceat(np.concatenate([a.superseded, b.superseded])[order], starts)
     key = key[starts]
     return ContradictionPairs(key // width, key % width, weight, kind, superseded)
+
+
+def disagree_on_versions(packed: PackedCandidates, mask: np.ndarray) -> bool:
+    """Whether two chunks of ``mask`` are different versions of one document (never, when the
+    requirements turn version conflicts off): read from the codes, as fields are."""
+    if not packed.requirements.version_conflicts:
+        return False
+    at = np.flatnonzero(mask & (packed.doc >= 0) & (packed.version >= 0))
+    if len(at) < 2:
+        return False
+    key = np.unique(packed.doc[at].astype(np.int64) * (int(packed.version.max()) + 1) + packed.version[at])
+    doc = key // (int(packed.version.max()) + 1)
+    return bool((doc[1:] == doc[:-1]).any())  # one document, two version codes
 
 
 def disagree_on_fields(packed: PackedCandidates, mask: np.ndarray, fields: Iterable[int]) -> bool:
