@@ -78,7 +78,8 @@ class Signals:
     contradictions : ContradictionPairs
         Drift and claim conflicts as pairs; field and version conflicts stay per-value codes
         (``packed.field_values``, ``packed.doc`` and ``packed.version``; their pairs on request:
-        :func:`~ctxselect.features.contradictions.field_pairs`, :func:`~ctxselect.features.contradictions.version_pairs`).
+        :func:`~ctxselect.features.contradictions.field_pairs`,
+        :func:`~ctxselect.features.contradictions.version_pairs`).
     clusters : int64 array (n,)
         Connected components of the near-duplicate graph (labels 0..C-1).
     similarity : str
