@@ -6,8 +6,9 @@ and different versions, and *b*'s version is later (:func:`~ctxselect.features.c
 natural order, "v10" after "v9") or, where the two versions rank alike ("V1" and "v1"), both are dated
 and *b*'s timestamp is later — the order
 :func:`~ctxselect.features.contradictions.version_superseded` gives each version conflict. One long
-document indexed in two versions has a quarter of n² such pairs: listing the newer chunks of every
-older one cost 0.5 s of a 0.8 s call at n = 2,000 and 3 s at 5,000 (2026-12-06).
+document indexed in two versions has a quarter of n² such pairs: listed, with every older chunk's
+newer ones, they took a call of 5,000 such chunks to 5 s and 1.4 GB (2026-12-06); read from the codes,
+0.11 s and no memory to speak of.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from ctxselect.features.contradictions import version_rank
 from ctxselect.packing import PackedCandidates
 
 __all__ = ["Supersession", "supersession"]
+
 
 @dataclass(frozen=True)
 class Supersession:
