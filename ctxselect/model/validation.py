@@ -85,6 +85,9 @@ def label(value: Any, field: str) -> str:
 
 
 def boolean(value: Any, field: str) -> bool:
+    """True or False; NumPy's ``np.bool_`` (what ``array.any()`` gives) as the Python value."""
+    if isinstance(value, np.bool_):
+        return bool(value)
     if not isinstance(value, bool):
         raise _fail(field, "true or false", value)
     return value

@@ -93,3 +93,18 @@ def test_a_float16_time_limit_gives_a_finite_deadline_on_a_machine_up_for_days(m
     monkeypatch.setattr(api.time, "perf_counter", lambda: 200_000.0)  # the clock of a machine up 2.3 days
     sel = ctxselect.select([_chunk(relevance=0.5)], {"token_budget": 100}, time_limit=np.float16(2.0))
     assert sel.status == "optimal" and sel.ids == ["a"], (sel.status, sel.status_reason)
+
+
+def test_numpy_booleans_are_the_python_booleans_they_equal():
+    # enforce_gate=np.bool_(True) (what array.any() gives) was "expected true or false", where NumPy
+    # numbers are read as the Python numbers they equal
+    chunks = [_chunk(id="a", doc_id="d", version="1"),
+              _chunk(id="b", doc_id="d", version="2", text="returns are free of charge")]
+    reqs = {"token_budget": 100, "version_conflicts": np.bool_(True)}
+    sel = ctxselect.select(chunks, reqs, enforce_gate=np.bool_(False), exclude_outside_window=np.bool_(True),
+                           resolve_by_corroboration=np.bool_(True))
+    assert sel.ids == ["b"] and sel.excluded["a"].startswith("superseded by `b`")
+    off = ctxselect.select(chunks, {**reqs, "version_conflicts": np.bool_(False)}, enforce_gate=np.bool_(False))
+    assert sorted(off.ids) == ["a", "b"]
+    with pytest.raises(ctxselect.InputError, match="field 'enforce_gate': expected true or false, found int"):
+        ctxselect.select(chunks, reqs, enforce_gate=np.int64(1))
