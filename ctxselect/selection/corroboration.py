@@ -25,7 +25,7 @@ from enum import Enum
 import numpy as np
 
 from ctxselect.features.contradictions import stated_figures
-from ctxselect.features.contradictions.detect import drift_tokens
+from ctxselect.features.contradictions.detect import drift_tokens, number_multiset
 from ctxselect.features.pairs import ConflictKind, Signals
 from ctxselect.packing import PackedCandidates
 from ctxselect.selection.versions import Supersession, supersession
@@ -263,7 +263,7 @@ def _resolve_drift(packed, signals, eligible, weight, out: Resolution, on_unreso
     for k, written in tokens.items():
         if written:
             found = numbers_of(written)
-            held[k] = frozenset((v, c) for v, count in found.items() for c in range(count))
+            held[k] = number_multiset(found)
             for value in found:
                 holders.setdefault(value, set()).add(k)
     supporters: dict[tuple, set[int]] = {}

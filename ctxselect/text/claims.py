@@ -29,20 +29,22 @@ import numpy as np
 from rapidfuzz import fuzz
 
 from ctxselect.errors import InputError
-from ctxselect.text.claim_patterns import (_DATE_PATTERNS, _DIGIT, _NUMBER, _SCALE, _date, _may_hold_date,
-                                           _number_matches)
+from ctxselect.text.claim_patterns import _DATE_PATTERNS, _DIGIT, _SCALE, _date, _may_hold_date, _number_matches
 from ctxselect.text.claim_keys import CONTEXT_WINDOW, CONTEXT_WORDS, claim_hints, texts_to_read
 from ctxselect.text.claim_scope import ClaimScope, ScopeReader, claim_scope, is_label_before
 from ctxselect.text.titles import claim_titles
 from ctxselect.text.words import TextCache, first_content_word, last_content_words, number_value
 
 __all__ = ["Claim", "ClaimScope", "extract_claims", "scoped_claims", "compare_claims", "find_claim_conflicts",
-           "claim_readable", "claim_titles", "MAX_CLAIM_CHARS",
+           "claim_readable", "claim_titles", "MAX_CLAIM_CHARS", "CLAIM_READ_CHARS",
            "MAX_CLAIMS_PER_TEXT", "MAX_BUCKET_TEXTS", "MAX_BUCKET_CLAIMS", "ALIGN_BASE",
            "ALIGN_PER_CLAIM", "PAIRS_BASE", "PAIRS_PER_CLAIM"]
 
 #: Claims are read from this many leading characters of a text (about 8,000 words).
 MAX_CLAIM_CHARS = 50_000
+#: ... each in the text cut this far: a claim starting before MAX_CLAIM_CHARS keeps its value and the
+#: words after it (drift reads numbers in the same cut, ctxselect.features.contradictions.detect).
+CLAIM_READ_CHARS = MAX_CLAIM_CHARS + 120
 #: At most this many claims per text: the earliest in the text.
 MAX_CLAIMS_PER_TEXT = 100
 #: A join key shared by more texts than this is boilerplate: its claims are not compared.
@@ -125,7 +127,7 @@ def extract_claims(text: str) -> list[Claim]:
     Only the first :data:`MAX_CLAIM_CHARS` characters are read, and at most
     :data:`MAX_CLAIMS_PER_TEXT` claims are returned (the earliest in the text; dates first, then
     numbers, each in text order). The claims carry no scope (:func:`scoped_claims` reads it)."""
-    return list(_claims_of(text[:MAX_CLAIM_CHARS + 120]))
+    return list(_claims_of(text[:CLAIM_READ_CHARS]))
 
 
 def scoped_claims(text: str, title=None) -> list[Claim]:
@@ -363,11 +365,11 @@ def find_claim_conflicts(texts, *, context_ratio: float = 90.0, min_context_word
             raise InputError(field=name, expected=f"one per text ({len(texts)})", found=f"{len(given)} {name}")
     buffer = _read_only(buffer)
     read = claim_readable(texts, buffer, min_context_words) if read is None else read
-    hints = claim_hints(buffer, read, MAX_CLAIM_CHARS, MAX_CLAIM_CHARS + 120) if buffer is not None else {}
+    hints = claim_hints(buffer, read, MAX_CLAIM_CHARS, CLAIM_READ_CHARS) if buffer is not None else {}
     claims: list = [()] * len(texts)  # per text, its claims: none where not read
     for k in range(len(texts)) if read is None else np.flatnonzero(read).tolist():
         if texts[k]:
-            claims[k] = _claims_of(texts[k][:MAX_CLAIM_CHARS + 120], hints.get(k))
+            claims[k] = _claims_of(texts[k][:CLAIM_READ_CHARS], hints.get(k))
     scopes = scope_reader(texts, titles)
     return settle(_aligned_claims(claims, context_ratio, min_context_words, scopes), scopes)
 

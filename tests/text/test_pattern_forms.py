@@ -13,7 +13,7 @@ _MONTH = claim_patterns._MONTH
 PLAIN = {
     "words._NUMBER": (words._NUMBER, re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*(?!\w)")),
     "words._YEAR": (words._YEAR, re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")),
-    "claims._NUMBER": (claims._NUMBER, re.compile(
+    "claims._NUMBER": (claim_patterns._NUMBER, re.compile(
         r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:\s*(%|percent|per cent)|\s+(thousand|million|billion|trillion))?"
         r"(?![\w])", re.I)),
     "claims.iso_date": (claims._DATE_PATTERNS[0][0], re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")),

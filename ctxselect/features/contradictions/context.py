@@ -25,6 +25,7 @@ from math import comb
 
 import numpy as np
 
+from ctxselect.features.contradictions.fields import some_differ
 from ctxselect.features.contradictions.reasons import claim_reason, pair_conflicts
 from ctxselect.packing import NO_CODE, PackedCandidates
 from ctxselect.text.claims import claim_titles, find_claim_conflicts
@@ -127,29 +128,16 @@ def _structural_reasons(packed: PackedCandidates, index: np.ndarray) -> list[_Re
     for f in range(len(packed.field_names)):
         value = packed.field_values[index, f].astype(np.int64)
         present = value != NO_CODE
-        if _some_differ(value[present]):
+        if some_differ(value[present]):
             out.append(_Reason(present, value, None, float(packed.field_severity[f])))
     reqs = packed.requirements
     if reqs.version_conflicts:
         doc = packed.doc[index].astype(np.int64)
         version = packed.version[index].astype(np.int64)
         present = (doc != NO_CODE) & (version != NO_CODE)
-        if _some_differ(version[present], doc[present]):  # some document has two versions
+        if some_differ(version[present], doc[present]):  # some document has two versions
             out.append(_Reason(present, version, doc, float(reqs.version_conflict_severity)))
     return out
-
-
-def _some_differ(value: np.ndarray, group: np.ndarray | None = None) -> bool:
-    """Whether two of ``value`` differ (within one ``group``, when given): the values sorted by
-    group, two neighbours of one group differ exactly when the group holds two values (O(m log m)
-    with a few NumPy calls, where counting distinct values took several ``np.unique``)."""
-    if len(value) < 2:
-        return False
-    if group is None:
-        return bool((value != value[0]).any())
-    order = np.argsort(group, kind="stable")
-    group, value = group[order], value[order]
-    return bool(((group[1:] == group[:-1]) & (value[1:] != value[:-1])).any())
 
 
 def _factorize(columns: list[np.ndarray]) -> np.ndarray:

@@ -24,11 +24,12 @@ from ctxselect.features.pairs import ConflictKind, ContradictionPairs
 from ctxselect.kernels.pairs import _differing_code_pairs
 from ctxselect.packing import PackedCandidates
 from ctxselect.text.claim_keys import EXOTIC, hinted_texts
-from ctxselect.text.claims import MAX_CLAIM_CHARS, claim_readable, claim_titles, find_claim_conflicts
+from ctxselect.text.claims import CLAIM_READ_CHARS, MAX_CLAIM_CHARS, claim_readable, claim_titles, find_claim_conflicts
 from ctxselect.text.words import number_tokens, numbers_of, years_in
 
 __all__ = ["detect_contradictions", "merge_contradictions", "version_pairs", "version_rank", "version_superseded",
-           "drift_pairs", "claim_pairs", "drift_numbers", "drift_years", "drift_tokens", "CLAIM_ALL_TEXTS_LIMIT",
+           "drift_pairs", "claim_pairs", "drift_numbers", "drift_years", "drift_tokens", "number_multiset",
+           "CLAIM_ALL_TEXTS_LIMIT",
            "DRIFT_PAIRS_PER_CANDIDATE", "DRIFT_PAIR_FLOOR"]
 
 
@@ -72,8 +73,7 @@ def version_superseded(packed, vi, vj, rank) -> np.ndarray:
 
 
 # Drift reads a text where claims do (ctxselect.text.claims.find_claim_conflicts): the text cut to
-# MAX_CLAIM_CHARS + _CLAIM_TAIL characters, and of it the numbers that start before MAX_CLAIM_CHARS.
-_CLAIM_TAIL = 120
+# CLAIM_READ_CHARS characters, and of it the numbers that start before MAX_CLAIM_CHARS.
 _DIGIT_RUN = re.compile(r"\d+")  # a number starts where a run of digits does (its look-behind: no \w before)
 #: After the bulk steps, at most max(DRIFT_PAIR_FLOOR, DRIFT_PAIRS_PER_CANDIDATE * n) near pairs are
 #: examined for drift one by one in a call (:func:`drift_pairs`, where the measurements are): 8,000 at
@@ -85,9 +85,9 @@ DRIFT_PAIR_FLOOR = 5_000
 def drift_numbers(text: str, starts=None) -> list[str]:
     """The numbers drift reads in ``text``, as written and sorted: those that start within its first
     :data:`~ctxselect.text.claims.MAX_CLAIM_CHARS` characters (the prefix claims are read from), each read
-    in the text cut :data:`_CLAIM_TAIL` characters after it, as claims read it. ``starts``: every position
+    in the text cut at :data:`~ctxselect.text.claims.CLAIM_READ_CHARS`, as claims read it. ``starts``: every position
     below that where a number may start (:func:`~ctxselect.text.claim_keys.hinted_texts`), if known."""
-    cut = text[:MAX_CLAIM_CHARS + _CLAIM_TAIL]
+    cut = text[:CLAIM_READ_CHARS]
     if starts is None:
         starts = [m.start() for m in _DIGIT_RUN.finditer(cut, 0, MAX_CLAIM_CHARS)]
     return sorted(number_tokens(cut, starts))
@@ -95,7 +95,7 @@ def drift_numbers(text: str, starts=None) -> list[str]:
 
 def drift_years(text: str) -> frozenset[int]:
     """The years drift reads in ``text``: those of its prefix cut as :func:`drift_numbers` cuts it."""
-    return frozenset(years_in(text[:MAX_CLAIM_CHARS + _CLAIM_TAIL]))
+    return frozenset(years_in(text[:CLAIM_READ_CHARS]))
 
 
 def drift_tokens(packed: PackedCandidates, rows: np.ndarray) -> dict[int, list[str]]:
@@ -106,7 +106,7 @@ def drift_tokens(packed: PackedCandidates, rows: np.ndarray) -> dict[int, list[s
     candidates = packed.candidates
     tokens: dict[int, list[str]] = {}
     found, bounds, positions, flags = hinted_texts(packed.text_buffer, members, MAX_CLAIM_CHARS,
-                                                   MAX_CLAIM_CHARS + _CLAIM_TAIL)
+                                                   CLAIM_READ_CHARS)
     for k, (t, flag) in enumerate(zip(found, flags)):
         if not flag & EXOTIC:  # no position, no number (half the texts at 20,000): the call skipped
             a, b = bounds[k], bounds[k + 1]
@@ -117,7 +117,7 @@ def drift_tokens(packed: PackedCandidates, rows: np.ndarray) -> dict[int, list[s
     return tokens
 
 
-def _expanded(counts: Counter) -> frozenset:
+def number_multiset(counts: Counter) -> frozenset:
     """A multiset of numbers as a set, ``(value, k)`` for each k below its count: multiset difference
     and inclusion become set ones (done in C)."""
     return frozenset((v, k) for v, c in counts.items() for k in range(c))
@@ -171,7 +171,7 @@ def drift_pairs(packed: PackedCandidates, i: np.ndarray, j: np.ndarray, info: di
     tokens = drift_tokens(packed, rows)
     value_code = np.full(packed.n, -1, dtype=np.int64)  # -1: no number (nothing the other lacks)
     written: dict[tuple, int] = {}  # token list -> its values' code: texts writing the same numbers read once
-    values: dict[frozenset, int] = {}  # multiset of values (as _expanded) -> code
+    values: dict[frozenset, int] = {}  # multiset of values (as number_multiset) -> code
     expanded: list[frozenset] = []  # per value code
     for t in rows.tolist():
         key = tuple(tokens[t])
@@ -179,7 +179,7 @@ def drift_pairs(packed: PackedCandidates, i: np.ndarray, j: np.ndarray, info: di
             continue
         code = written.get(key)
         if code is None:
-            ex = _expanded(numbers_of(key))
+            ex = number_multiset(numbers_of(key))
             code = written[key] = values.setdefault(ex, len(expanded))
             if code == len(expanded):
                 expanded.append(ex)

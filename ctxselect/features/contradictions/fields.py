@@ -20,7 +20,7 @@ from ctxselect.features.pairs import ConflictKind, ContradictionPairs
 from ctxselect.kernels.pairs import _differing_code_pairs
 from ctxselect.packing import PackedCandidates
 
-__all__ = ["field_pairs", "union_contradictions", "disagree_on_fields", "disagree_on_versions"]
+__all__ = ["field_pairs", "union_contradictions", "disagree_on_fields", "disagree_on_versions", "some_differ"]
 
 
 def field_pairs(packed: PackedCandidates, fields: Iterable[int]) -> ContradictionPairs:
@@ -63,11 +63,20 @@ def disagree_on_versions(packed: PackedCandidates, mask: np.ndarray) -> bool:
     if not packed.requirements.version_conflicts:
         return False
     at = np.flatnonzero(mask & (packed.doc >= 0) & (packed.version >= 0))
-    if len(at) < 2:
+    return some_differ(packed.version[at], packed.doc[at])  # one document, two version codes
+
+
+def some_differ(value: np.ndarray, group: np.ndarray | None = None) -> bool:
+    """Whether two of ``value`` differ (within one ``group``, when given): the values sorted by
+    group, two neighbours of one group differ exactly when the group holds two values (O(m log m)
+    with a few NumPy calls, where counting distinct values took several ``np.unique``)."""
+    if len(value) < 2:
         return False
-    key = np.unique(packed.doc[at].astype(np.int64) * (int(packed.version.max()) + 1) + packed.version[at])
-    doc = key // (int(packed.version.max()) + 1)
-    return bool((doc[1:] == doc[:-1]).any())  # one document, two version codes
+    if group is None:
+        return bool((value != value[0]).any())
+    order = np.argsort(group, kind="stable")
+    group, value = group[order], value[order]
+    return bool(((group[1:] == group[:-1]) & (value[1:] != value[:-1])).any())
 
 
 def disagree_on_fields(packed: PackedCandidates, mask: np.ndarray, fields: Iterable[int]) -> bool:

@@ -169,7 +169,7 @@ def _run_tiers(problem: Problem, *, enforce_gate: bool, time_limit: float, core_
             else:
                 info["reason"] = f"time limit of {time_limit:g} s reached before optimality was proven"
             if late_start is not None:  # (the first tier's late start, whichever tier this is)
-                info["reason"] = f"{late_start[0]}; in a grace of {late_start[1]:.2g} s: {info['reason']}"
+                info["reason"] = _after_late_start(late_start, info["reason"])
             if target is not None and not most_proven and result.status == "optimal":
                 info.update(status="feasible", reason="proven optimal for the required chunks found, but "
                             "whether a selection can hold more of them was not proven in the time limit")
@@ -202,10 +202,15 @@ def _run_tiers(problem: Problem, *, enforce_gate: bool, time_limit: float, core_
             kept = _closest_freshness_tier(problem, hint, deadline, core_size, exact_up_to, enforce_gate, info, timings)
             if kept is not None:
                 if late_start is not None:
-                    info["reason"] = f"{late_start[0]}; in a grace of {late_start[1]:.2g} s: {info['reason']}"
+                    info["reason"] = _after_late_start(late_start, info["reason"])
                 return kept, info
         info["relaxed"].append("gate" if name == "gate" else "sources")
     raise AssertionError("the hard constraints alone are always satisfiable (the empty selection)")
+
+
+def _after_late_start(late_start: tuple[str, float], reason: str) -> str:
+    """A tier's ``reason`` after the first tier's late start (why it was late, the grace it had)."""
+    return f"{late_start[0]}; in a grace of {late_start[1]:.2g} s: {reason}"
 
 
 def _closest_freshness_tier(problem: Problem, hint, deadline: float, core_size: int, exact_up_to: int,

@@ -22,6 +22,7 @@ from ctxselect.features.contradictions import (
     pair_conflicts,
 )
 from ctxselect.features.contradictions import context as conflicts
+from ctxselect.features.contradictions.fields import some_differ
 from ctxselect.packing import NO_CODE, pack
 from ctxselect.text.claims import find_claim_conflicts
 from tests.helpers import MiB, peak_memory
@@ -172,9 +173,9 @@ def test_some_differ_matches_np_unique(seed):
         codes = int(rng.integers(1, 5))
         value = rng.integers(0, codes, size)
         group = rng.integers(0, int(rng.integers(1, 6)), size)
-        assert conflicts._some_differ(value) == (len(np.unique(value)) >= 2)
+        assert some_differ(value) == (len(np.unique(value)) >= 2)
         distinct_pairs = np.unique(np.stack([group, value]), axis=1).shape[1]
-        assert conflicts._some_differ(value, group) == (distinct_pairs > len(np.unique(group)))
+        assert some_differ(value, group) == (distinct_pairs > len(np.unique(group)))
 
 
 @pytest.mark.parametrize("seed", range(8))
