@@ -31,6 +31,8 @@ from numba.core import config as numba_config
 from numba.core import caching
 from numba.misc.appdirs import AppDirs
 
+from ctxselect._kernel_cache import KernelCache, LoadOnlyCache
+
 __all__ = ["CACHE_DIR", "CACHE_READ_ONLY", "serial", "parallel", "serial_sums", "parallel_sums", "serial_twin",
            "TOLERANCE", "SIMILARITY_EPSILON", "SOLVER_SCALE", "ROW_SCALE", "SERIAL_BYTES", "SERIAL_PAIRS",
            "COSINE_PRODUCTS"]
@@ -145,7 +147,7 @@ class _CtxselectCacheLocator(caching._SourceFileBackedLocatorMixin, caching._Cac
             return None
         locator = cls(py_func, py_file)
         if CACHE_READ_ONLY or locator._cache_path in _ENSURED:
-            return locator  # loads what is there (_LoadOnlyCache never saves); or a folder checked already
+            return locator  # loads what is there (LoadOnlyCache never saves); or a folder checked already
         try:
             locator.ensure_cache_path()
         except OSError:
@@ -160,26 +162,21 @@ class _CtxselectCacheLocator(caching._SourceFileBackedLocatorMixin, caching._Cac
 _ENSURED: set = set()
 
 
-class _LoadOnlyCache(caching.FunctionCache):
-    """A kernel's cache in a read-only :data:`CACHE_DIR`: loads, and leaves what it compiles unsaved."""
-
-    def save_overload(self, sig, data) -> None:
-        return None
-
-
 def _jit(**options):
-    """``njit(cache=..., **options)``, its kernels' caches made load-only in a read-only cache directory."""
-    decorate = njit(cache=CACHE_DIR is not None, **options)
-    if not CACHE_READ_ONLY:
+    """``njit(**options)`` whose kernels are cached in :data:`CACHE_DIR` as ``njit(cache=True)`` would, by
+    :class:`~ctxselect._kernel_cache.KernelCache` (load-only where the directory is read-only)."""
+    decorate = njit(**options)
+    if CACHE_DIR is None:
         return decorate
+    cache = LoadOnlyCache if CACHE_READ_ONLY else KernelCache
 
-    def load_only(func):
+    def cached(func):
         kernel = decorate(func)
-        if getattr(kernel, "_cache", None) is not None:  # with NUMBA_DISABLE_JIT=1 it is the function
-            kernel._cache = _LoadOnlyCache(kernel.py_func)
+        if hasattr(kernel, "py_func"):  # with NUMBA_DISABLE_JIT=1 it is the function
+            kernel._cache = cache(kernel.py_func)  # what Dispatcher.enable_caching() does, with our class
         return kernel
 
-    return load_only
+    return cached
 
 
 if CACHE_DIR is not None and _CtxselectCacheLocator not in caching.CacheImpl._locator_classes:

@@ -9,7 +9,7 @@ import ctxselect
 
 PACKAGE = Path(ctxselect.__file__).resolve().parent
 # the stages, top to bottom; a module may import from its own stage or any stage above it
-STAGES = ["_config", "_runtime", "errors", "model", "packing", "kernels", "text", "features", "quality", "selection",
+STAGES = ["_kernel_cache", "_config", "_runtime", "errors", "model", "packing", "kernels", "text", "features", "quality", "selection",
           "evaluate", "integrations", "cli"]
 MAX_LINES = 400
 
