@@ -42,7 +42,7 @@ if mode == "phases":
     t = time.perf_counter(); from ortools.sat.python import cp_model_helper; phases["OR-Tools helper"] = time.perf_counter() - t
     t = time.perf_counter(); from ctxselect.selection import api; phases["ctxselect modules"] = time.perf_counter() - t
     t = time.perf_counter(); from ctxselect.selection.solvers.exact import load_exact; load_exact()
-    phases["first kernel (Numba's CPU target)"] = time.perf_counter() - t
+    phases["first kernel (Numba's runtime, the modules its cached environments import)"] = time.perf_counter() - t
     t = time.perf_counter(); ctxselect.warm_up(); phases["the other kernels"] = time.perf_counter() - t
 t = time.perf_counter()
 spent = ctxselect.warm_up() if mode == "warm" else 0.0
