@@ -125,4 +125,4 @@ class Signals:
         counts = np.bincount(self.clusters)
         order = np.argsort(self.clusters, kind="stable")
         bounds = np.concatenate(([0], np.cumsum(counts)))
-        return [order[bounds[c]:bounds[c + 1]] for c in np.flatnonzero(counts >= 2)]
+        return [order[bounds[c]:bounds[c + 1]] for c in (counts >= 2).nonzero()[0]]

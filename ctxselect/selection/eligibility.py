@@ -50,14 +50,14 @@ def eligibility(packed: PackedCandidates, signals: Signals, *, exclude_outside_w
     eligible = selectable(packed, exclude_outside_window=exclude_outside_window)
     reasons: dict[int, str] = {}
     scope = packed.scope.tolist()
-    for i in np.flatnonzero(~packed.admissible).tolist():
+    for i in (~packed.admissible).nonzero()[0].tolist():
         reasons[i] = (f"inadmissible: scope `{packed.scope_names[scope[i]]}` is not allowed" if scope[i] >= 0
                       else "inadmissible: no scope, and the query allows only listed scopes")
     outside = packed.admissible & ~packed.valid_now if exclude_outside_window else np.zeros(n, dtype=bool)
-    for i in np.flatnonzero(outside).tolist():
+    for i in outside.nonzero()[0].tolist():
         reasons[i] = "stale: outside its validity window at `now`"
     too_big = packed.admissible & ~outside & ~eligible  # the only reason left
-    for i, size in zip(np.flatnonzero(too_big).tolist(), packed.tokens[too_big].tolist()):
+    for i, size in zip(too_big.nonzero()[0].tolist(), packed.tokens[too_big].tolist()):
         reasons[i] = f"over budget: {size} tokens alone exceed the budget of {packed.budget}"
     uncut_eligible = None if signals.compared is None else eligible.copy()
     resolution = Resolution()
@@ -82,7 +82,7 @@ def eligibility(packed: PackedCandidates, signals: Signals, *, exclude_outside_w
                f"not compared: beyond the optimizer's reach (the similarities of {k} of {n} candidates were "
                "computed: those of highest value less the LP's price of their tokens, and their near-duplicates; "
                "a larger core_size or exact_up_to compares more)")
-        reasons.update(dict.fromkeys(np.flatnonzero(uncompared).tolist(), why))
+        reasons.update(dict.fromkeys(uncompared.nonzero()[0].tolist(), why))
     return Eligibility(eligible, reasons, resolution, superseded_by, uncompared, uncut_eligible)
 
 

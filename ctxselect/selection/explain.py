@@ -50,9 +50,9 @@ def _describe_pairs(problem: Problem, rows: list[int], partners: list[int]) -> l
     if claims:
         shared &= np.array([(min(i, j), max(i, j)) not in claims for i, j in zip(rows, partners)], dtype=bool)
     out = [""] * len(rows)
-    alone = np.flatnonzero(~shared).tolist()
+    alone = (~shared).nonzero()[0].tolist()
     if shared.any():
-        at = np.flatnonzero(shared)
+        at = shared.nonzero()[0]
         a, b = a[at], b[at]
         keys = np.column_stack([packed.field_values[a], packed.field_values[b], packed.doc[a], packed.doc[b],
                                 packed.version[a], packed.version[b]]).tolist()
@@ -81,7 +81,7 @@ def _first_selected_mates(problem: Problem, mask: np.ndarray) -> dict[int, int]:
             if taken and g not in first:
                 first[g] = c
         return {c: first[g] for g, c in zip(group_of, member_of) if g in first}
-    chosen = np.flatnonzero(mask[members])
+    chosen = mask[members].nonzero()[0]
     with_chosen, first = np.unique(number[chosen], return_index=True)  # number is ascending
     mate = np.full(len(problem.groups), -1, dtype=np.int64)
     mate[with_chosen] = members[chosen[first]]
@@ -97,7 +97,7 @@ def _disagreeing_selected(packed, mask: np.ndarray, fields) -> np.ndarray:
     """For every chunk, a selected chunk it disagrees with on one of ``fields`` or whose document
     version differs (-1 when none), vectorised per field."""
     partner = np.full(packed.n, -1, dtype=np.int64)
-    chosen = np.flatnonzero(mask)
+    chosen = mask.nonzero()[0]
     for f in fields:
         column = packed.field_values[:, f]
         firsts = _first_selected_values(column[chosen], chosen)
@@ -120,7 +120,7 @@ def _disagreeing_selected(packed, mask: np.ndarray, fields) -> np.ndarray:
             elif d not in second and v != first[d][1]:
                 second[d] = c
         if first:
-            rows = np.flatnonzero(versioned & (partner < 0))
+            rows = (versioned & (partner < 0)).nonzero()[0]
             if len(rows) <= _FEW:  # a loop over them
                 for r, d, v in zip(rows.tolist(), packed.doc[rows].tolist(), packed.version[rows].tolist()):
                     if d in first:
@@ -203,7 +203,7 @@ def exclusion_reasons(problem: Problem, mask: np.ndarray, *, enforce_gate: bool,
     # the last reason of the docstring's order to the first (a Python loop of tests cost ~1.4 µs a
     # chunk); then one message per chunk, formatted once per distinct message where it can be
     n = problem.n
-    left_out = np.flatnonzero(~mask)
+    left_out = (~mask).nonzero()[0]
     reason = np.full(n, _GAIN, dtype=np.int8)
     has_selected_nb = np.zeros(n, dtype=bool)
     has_selected_nb[red.i[mask[red.j]]] = True
@@ -226,8 +226,8 @@ def exclusion_reasons(problem: Problem, mask: np.ndarray, *, enforce_gate: bool,
     # each reason's messages go to its chunks' slots among the left-out ones (in position order)
     texts = np.empty(len(left_out), dtype=object)
     by_reason = reason[left_out]
-    for code in np.flatnonzero(np.bincount(by_reason, minlength=_GAIN + 1)).tolist():
-        slots = np.flatnonzero(by_reason == code)
+    for code in np.bincount(by_reason, minlength=_GAIN + 1).nonzero()[0].tolist():
+        slots = (by_reason == code).nonzero()[0]
         at = left_out[slots]  # (indexes arrays; rows: the same as a list)
         rows = at.tolist()
         if code == _INELIGIBLE:

@@ -62,7 +62,7 @@ class Supersession:
         for block in self.tied:
             best[block] = np.minimum(best[block], _later_stamp(candidate[block], self.code[block],
                                                                self.stamp[block], none))
-        older = np.flatnonzero(best < none)
+        older = (best < none).nonzero()[0]
         order = np.argsort(self.pos[older], kind="stable")
         return dict(zip(self.pos[older][order].tolist(), best[older][order].tolist()))
 
@@ -74,14 +74,14 @@ def supersession(packed: PackedCandidates) -> Supersession:
     """The :class:`Supersession` of ``packed``'s chunks (none when its requirements turn version
     conflicts off)."""
     n = packed.n
-    at = np.flatnonzero((packed.doc >= 0) & (packed.version >= 0))
+    at = ((packed.doc >= 0) & (packed.version >= 0)).nonzero()[0]
     if not packed.requirements.version_conflicts or len(at) < 2:
         empty = np.zeros(0, dtype=np.int64)
         return Supersession(n, empty, empty, empty, empty, np.zeros(0), ())
     doc, code = packed.doc[at], packed.version[at]
     by_doc = np.lexsort((code, doc))  # the documents with two version codes or more
     doc_sorted, code_sorted = doc[by_doc], code[by_doc]
-    starts = np.flatnonzero(np.concatenate(([True], doc_sorted[1:] != doc_sorted[:-1])))
+    starts = np.concatenate(([True], doc_sorted[1:] != doc_sorted[:-1])).nonzero()[0]
     ends = np.append(starts[1:], len(at))
     several = code_sorted[starts] != code_sorted[ends - 1]
     at = np.sort(at[by_doc][np.repeat(several, ends - starts)])
@@ -97,8 +97,8 @@ def supersession(packed: PackedCandidates) -> Supersession:
     prev = np.where(block_start > doc_start, block_start - 1, -1)
     code, stamp, dated = packed.version[pos], packed.timestamp[pos], packed.has_timestamp[pos]
     tied = []
-    bounds = np.append(np.flatnonzero(block), len(pos))
-    for a in np.flatnonzero(np.diff(bounds) > 1).tolist():  # blocks of two chunks or more
+    bounds = np.append(block.nonzero()[0], len(pos))
+    for a in (np.diff(bounds) > 1).nonzero()[0].tolist():  # blocks of two chunks or more
         members = index[bounds[a]:bounds[a + 1]][dated[bounds[a]:bounds[a + 1]]]
         if len(members) > 1 and bool((code[members] != code[members[0]]).any()):
             tied.append(members)

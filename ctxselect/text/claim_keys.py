@@ -184,7 +184,7 @@ def candidate_keys(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, *, nee
     parts = []
     for a, b in zip(edges[:-1].tolist(), edges[1:].tolist()):
         part = kernel(buf, starts[a:b], ends[a:b], max_chars, window, need, *tables, exotic, CAP_BYTES)
-        over = np.flatnonzero(part[3] == 2)  # more entries than their slice holds: again, with room for all
+        over = (part[3] == 2).nonzero()[0]  # more entries than their slice holds: again, with room for all
         if len(over):
             part = _splice(part, over, _claim_keys_serial(buf, starts[a:b][over], ends[a:b][over], max_chars, window,
                                                           need, *tables, exotic, 0))
@@ -238,7 +238,7 @@ def texts_to_read(texts: list, buffer, min_context_words, max_chars: int, claims
     indptr, word_keys, unit_keys, flags = candidate_keys(buf, offsets[:-1], offsets[1:], need=need,
                                                          max_chars=max_chars)
     owner = np.repeat(np.arange(n), np.diff(indptr))
-    flagged = np.flatnonzero(flags).tolist()
+    flagged = flags.nonzero()[0].tolist()
     extra = [(key_of(*c.before.split()[-2:]), unit_key(c), t) for t in flagged for c in claims_of(texts[t])
              if len(c.before.split()) >= min_context_words]  # the flagged texts' exact entries
     if extra:

@@ -260,7 +260,7 @@ def _has_partner_after(reasons: list[_Reason], m: int, claim_firsts) -> np.ndarr
     out = np.zeros(m, dtype=bool)
     out[list(claim_firsts)] = True
     for r in reasons:
-        rows = np.flatnonzero(r.present)
+        rows = r.present.nonzero()[0]
         group = np.zeros(len(rows), dtype=np.int64) if r.group is None else r.group[rows]
         value = r.value[rows]
         later_in_group = _later_with_same_key(rows, [group])
@@ -276,7 +276,7 @@ def _later_with_same_key(rows: np.ndarray, columns: list[np.ndarray]) -> np.ndar
     key = _factorize(columns)
     order = np.lexsort((rows, key))
     sorted_key = key[order]
-    starts = np.flatnonzero(np.concatenate(([True], sorted_key[1:] != sorted_key[:-1])))
+    starts = np.concatenate(([True], sorted_key[1:] != sorted_key[:-1])).nonzero()[0]
     ends = np.append(starts[1:], len(rows))
     run_end = np.repeat(ends, ends - starts)
     later = np.empty(len(rows), dtype=np.int64)
@@ -334,14 +334,14 @@ def conflict_summary(packed: PackedCandidates, mask: np.ndarray | None = None, *
     # list the first pairs in position order: one beyond the limit tells whether there are more
     listed: list[ConflictPair] = []
     listed_sum = 0.0
-    for a in np.flatnonzero(_has_partner_after(reasons, m, claim_partners)).tolist():
+    for a in _has_partner_after(reasons, m, claim_partners).nonzero()[0].tolist():
         if limit is not None and len(listed) > limit:
             break
         rest = slice(a + 1, m)
         hit = np.zeros(m - a - 1, dtype=bool)
         for r in reasons:
             hit |= r.conflicts_with(a, rest)
-        partners = np.flatnonzero(hit) + a + 1
+        partners = hit.nonzero()[0] + a + 1
         if a in claim_partners:
             partners = np.union1d(partners, claim_partners[a])
         for b in partners.tolist():

@@ -49,7 +49,7 @@ def union_contradictions(n: int, a: ContradictionPairs, b: ContradictionPairs) -
     key = np.concatenate([a.i * width + a.j, b.i * width + b.j])
     order = np.argsort(key, kind="stable")
     key = key[order]
-    starts = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
+    starts = np.concatenate(([True], key[1:] != key[:-1])).nonzero()[0]
     weight = np.maximum.reduceat(np.concatenate([a.weight, b.weight])[order], starts)
     kind = np.bitwise_or.reduceat(np.concatenate([a.kind, b.kind])[order], starts).astype(np.uint8)
     superseded = np.maximum.reduceat(np.concatenate([a.superseded, b.superseded])[order], starts)
@@ -62,7 +62,7 @@ def disagree_on_versions(packed: PackedCandidates, mask: np.ndarray) -> bool:
     requirements turn version conflicts off): read from the codes, as fields are."""
     if not packed.requirements.version_conflicts:
         return False
-    at = np.flatnonzero(mask & (packed.doc >= 0) & (packed.version >= 0))
+    at = (mask & (packed.doc >= 0) & (packed.version >= 0)).nonzero()[0]
     return some_differ(packed.version[at], packed.doc[at])  # one document, two version codes
 
 

@@ -207,7 +207,7 @@ def choose_core(problem: Problem, core_size: int, extra: list[np.ndarray], exact
     whole problem's proven optimum: the core's solution was 0.18-1.26 % below it when the core held
     the best values and values per token, 0-0.006 % below it with the LP's choice (cores of
     324-331 chunks either way)."""
-    eligible = np.flatnonzero(problem.eligible)
+    eligible = problem.eligible.nonzero()[0]
     if len(eligible) <= max(core_size, exact_up_to):
         return eligible
     packed = problem.packed
@@ -222,8 +222,8 @@ def choose_core(problem: Problem, core_size: int, extra: list[np.ndarray], exact
         per_token = value / packed.tokens[eligible]
         picks = [eligible[smallest(-value, core_size // 2)], eligible[smallest(-per_token, core_size // 2)]]
     providers = best_providers(packed, problem.covers, problem.value, problem.eligible, max(2, core_size // 50))
-    picks.append(np.flatnonzero(providers))
-    picks.extend(np.flatnonzero(m) for m in extra)
+    picks.append(providers.nonzero()[0])
+    picks.extend(m.nonzero()[0] for m in extra)
     return np.unique(np.concatenate(picks))
 
 

@@ -254,7 +254,7 @@ def solve_optimal(
     y_vars, y_gain = [], []
     core_covers = problem.covers[core]  # core is sorted: a core row's position is its variable
     for a in range(problem.aspect_gain.size):
-        coverers = np.flatnonzero(core_covers[:, a]).tolist()
+        coverers = core_covers[:, a].nonzero()[0].tolist()
         if not coverers:
             continue
         y = b.new_bools(1)

@@ -117,7 +117,7 @@ def exact_arrays(problem: Problem, *, enforce_gate: bool, enforce_sources: bool,
     packed = problem.packed
     reqs = packed.requirements
     gate = reqs.gate
-    core = np.flatnonzero(problem.eligible) if core is None else np.asarray(core, dtype=np.int64)
+    core = problem.eligible.nonzero()[0] if core is None else np.asarray(core, dtype=np.int64)
     m = len(core)
     var_of = np.full(problem.n, -1, dtype=np.int64)
     var_of[core] = np.arange(m)
@@ -170,7 +170,7 @@ def exact_arrays(problem: Problem, *, enforce_gate: bool, enforce_sources: bool,
 
     # aspects with a coverer in the core: gains, coverage weights
     covers = problem.covers[core]
-    present = np.flatnonzero(covers.any(axis=0)) if covers.size else np.zeros(0, dtype=np.int64)
+    present = covers.any(axis=0).nonzero()[0] if covers.size else np.zeros(0, dtype=np.int64)
     gain = scaled_array(problem.aspect_gain[present]).reshape(len(present))
     cov_w = np.zeros(len(present), dtype=np.int64)
     cov_need = 0

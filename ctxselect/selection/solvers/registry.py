@@ -44,7 +44,7 @@ BASELINES: dict[Method, Callable[[Problem], tuple[np.ndarray, dict[int, str]]]] 
 def assembly_order(problem: Problem, mask: np.ndarray, order: Order) -> list[int]:
     """Positions of the selected chunks in the order they go into the window."""
     packed = problem.packed
-    chosen = np.flatnonzero(mask)
+    chosen = mask.nonzero()[0]
     strength = packed.relevance[chosen] * problem.signals.freshness[chosen]
     by_strength = chosen[np.lexsort((chosen, -strength))]
     if order is Order.EDGES:
