@@ -123,6 +123,6 @@ class Signals:
         if self.clusters.size == 0:
             return []
         counts = np.bincount(self.clusters)
-        order = np.argsort(self.clusters, kind="stable")
-        bounds = np.concatenate(([0], np.cumsum(counts)))
-        return [order[bounds[c]:bounds[c + 1]] for c in (counts >= 2).nonzero()[0]]
+        order = self.clusters.argsort(kind="stable")
+        bounds = [0, *counts.cumsum().tolist()]  # Python ints: a slice a group without NumPy scalars
+        return [order[bounds[c]:bounds[c + 1]] for c in (counts >= 2).nonzero()[0].tolist()]

@@ -278,9 +278,9 @@ def marginal_gains(problem: Problem, rows: np.ndarray, covered: np.ndarray,
 def adjacency(n: int, i: np.ndarray, j: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Symmetric CSR (indptr, neighbours, weights) of the pairs (i, j, w)."""
     rows, cols, weights = np.concatenate([i, j]), np.concatenate([j, i]), np.concatenate([w, w])
-    order = np.argsort(rows, kind="stable")
+    order = rows.argsort(kind="stable")
     indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
+    np.bincount(rows, minlength=n).cumsum(out=indptr[1:])
     return indptr, cols[order], weights[order]
 
 

@@ -63,7 +63,7 @@ class Supersession:
             best[block] = np.minimum(best[block], _later_stamp(candidate[block], self.code[block],
                                                                self.stamp[block], none))
         older = (best < none).nonzero()[0]
-        order = np.argsort(self.pos[older], kind="stable")
+        order = self.pos[older].argsort(kind="stable")
         return dict(zip(self.pos[older][order].tolist(), best[older][order].tolist()))
 
     def __bool__(self) -> bool:
@@ -89,7 +89,7 @@ def supersession(packed: PackedCandidates) -> Supersession:
     order = np.lexsort((at, -rank, packed.doc[at]))
     pos, rank, doc = at[order], rank[order], packed.doc[at][order]
     first = np.concatenate(([True], doc[1:] != doc[:-1]))
-    offset = (int(first.sum()) - (np.cumsum(first) - 1)) * (n + 1)
+    offset = (np.count_nonzero(first) - (first.cumsum() - 1)) * (n + 1)
     block = first | np.concatenate(([True], rank[1:] != rank[:-1]))
     index = np.arange(len(pos))
     block_start = np.maximum.accumulate(np.where(block, index, 0))

@@ -176,7 +176,7 @@ def candidate_keys(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, *, nee
     if len(buf) == 0:
         buf = np.zeros(1, dtype=np.uint8)
     tables = _stopword_table()
-    read = np.cumsum(np.minimum(ends - starts, 4 * (max_chars + SCAN_EXTRA)))
+    read = np.minimum(ends - starts, 4 * (max_chars + SCAN_EXTRA)).cumsum()
     total = int(read[-1]) if len(read) else 0
     edges = np.unique(np.concatenate(([0], np.searchsorted(read, np.arange(BLOCK_BYTES, total, BLOCK_BYTES)),
                                       [len(starts)])))
@@ -194,7 +194,7 @@ def candidate_keys(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, *, nee
     if not parts:
         return _claim_keys_serial(buf, starts, ends, max_chars, window, need, *tables, exotic, CAP_BYTES)
     indptr = np.zeros(len(starts) + 1, dtype=np.int64)
-    np.cumsum(np.concatenate([np.diff(p[0]) for p in parts]), out=indptr[1:])
+    np.concatenate([np.diff(p[0]) for p in parts]).cumsum(out=indptr[1:])
     return (indptr, *(np.concatenate([p[k] for p in parts]) for k in (1, 2, 3)))
 
 

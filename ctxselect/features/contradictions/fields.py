@@ -47,7 +47,7 @@ def union_contradictions(n: int, a: ContradictionPairs, b: ContradictionPairs) -
         return b
     width = max(n, 1)
     key = np.concatenate([a.i * width + a.j, b.i * width + b.j])
-    order = np.argsort(key, kind="stable")
+    order = key.argsort(kind="stable")
     key = key[order]
     starts = np.concatenate(([True], key[1:] != key[:-1])).nonzero()[0]
     weight = np.maximum.reduceat(np.concatenate([a.weight, b.weight])[order], starts)
@@ -74,7 +74,7 @@ def some_differ(value: np.ndarray, group: np.ndarray | None = None) -> bool:
         return False
     if group is None:
         return bool((value != value[0]).any())
-    order = np.argsort(group, kind="stable")
+    order = group.argsort(kind="stable")
     group, value = group[order], value[order]
     return bool(((group[1:] == group[:-1]) & (value[1:] != value[:-1])).any())
 

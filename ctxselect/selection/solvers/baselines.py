@@ -21,7 +21,7 @@ __all__ = ["greedy", "topk", "density", "mmr"]
 
 def _by_relevance(problem: Problem) -> np.ndarray:
     """Positions by relevance, highest first; ties keep candidate order."""
-    return np.argsort(-problem.packed.relevance, kind="stable")
+    return (-problem.packed.relevance).argsort(kind="stable")
 
 
 #: Each problem's hard-constraint arrays, built once: the optimizer runs two baselines on one
@@ -47,7 +47,7 @@ def _hard_arrays(problem: Problem) -> tuple:
     partner_ptr, partner_nb, _ = adjacency(n, pi, pj, np.zeros(len(pi)))
     sizes = np.array([len(g) for g in problem.groups], dtype=np.int64)
     group_ptr = np.zeros(len(sizes) + 1, dtype=np.int64)
-    np.cumsum(sizes, out=group_ptr[1:])
+    sizes.cumsum(out=group_ptr[1:])
     group_members = (np.concatenate(problem.groups).astype(np.int64) if len(sizes)
                      else np.zeros(0, dtype=np.int64))
     group_of = np.full(n, -1, dtype=np.int64)

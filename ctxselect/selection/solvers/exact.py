@@ -86,9 +86,9 @@ def _csr(m: int, items, *values):
     """Per-item lists as CSR: ``items`` (one entry per (item, value)) and the values of each entry,
     in their given order within an item (a stable sort by item)."""
     items = np.asarray(items, dtype=np.int64)
-    order = np.argsort(items, kind="stable")
+    order = items.argsort(kind="stable")
     ptr = np.zeros(m + 1, dtype=np.int64)
-    np.cumsum(np.bincount(items, minlength=m), out=ptr[1:])
+    np.bincount(items, minlength=m).cumsum(out=ptr[1:])
     return (ptr, *(np.asarray(v, dtype=np.int64)[order] for v in values))
 
 

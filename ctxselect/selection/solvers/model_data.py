@@ -115,7 +115,7 @@ def cluster_parts(problem: Problem, var_of: np.ndarray) -> list[np.ndarray]:
     """The near-duplicate clusters' members in the core, as variables, cluster by cluster (those
     with two or more: at most one of each is selected). O(n) in NumPy."""
     members, sizes = cluster_members(problem, var_of)
-    return np.split(members, np.cumsum(sizes)[:-1]) if len(sizes) else []
+    return np.split(members, sizes.cumsum()[:-1]) if len(sizes) else []
 
 
 def _live_penalties(problem: Problem, var_of: np.ndarray, fields) -> tuple:
