@@ -82,7 +82,7 @@ def supersession(packed: PackedCandidates) -> Supersession:
     by_doc = np.lexsort((code, doc))  # the documents with two version codes or more
     doc_sorted, code_sorted = doc[by_doc], code[by_doc]
     starts = np.concatenate(([True], doc_sorted[1:] != doc_sorted[:-1])).nonzero()[0]
-    ends = np.append(starts[1:], len(at))
+    ends = np.concatenate((starts[1:], [len(at)]))
     several = code_sorted[starts] != code_sorted[ends - 1]
     at = np.sort(at[by_doc][np.repeat(several, ends - starts)])
     rank = version_rank(packed, at)[at]
@@ -97,8 +97,8 @@ def supersession(packed: PackedCandidates) -> Supersession:
     prev = np.where(block_start > doc_start, block_start - 1, -1)
     code, stamp, dated = packed.version[pos], packed.timestamp[pos], packed.has_timestamp[pos]
     tied = []
-    bounds = np.append(block.nonzero()[0], len(pos))
-    for a in (np.diff(bounds) > 1).nonzero()[0].tolist():  # blocks of two chunks or more
+    bounds = np.concatenate((block.nonzero()[0], [len(pos)]))
+    for a in (bounds[1:] - bounds[:-1] > 1).nonzero()[0].tolist():  # blocks of two chunks or more
         members = index[bounds[a]:bounds[a + 1]][dated[bounds[a]:bounds[a + 1]]]
         if len(members) > 1 and bool((code[members] != code[members[0]]).any()):
             tied.append(members)

@@ -237,7 +237,7 @@ def texts_to_read(texts: list, buffer, min_context_words, max_chars: int, claims
         raise ValueError(f"buffer holds {len(offsets) - 1} texts, not {n}")
     indptr, word_keys, unit_keys, flags = candidate_keys(buf, offsets[:-1], offsets[1:], need=need,
                                                          max_chars=max_chars)
-    owner = np.repeat(np.arange(n), np.diff(indptr))
+    owner = np.arange(n).repeat(indptr[1:] - indptr[:-1])
     flagged = flags.nonzero()[0].tolist()
     extra = [(key_of(*c.before.split()[-2:]), unit_key(c), t) for t in flagged for c in claims_of(texts[t])
              if len(c.before.split()) >= min_context_words]  # the flagged texts' exact entries

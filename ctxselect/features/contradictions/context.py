@@ -277,7 +277,7 @@ def _later_with_same_key(rows: np.ndarray, columns: list[np.ndarray]) -> np.ndar
     order = np.lexsort((rows, key))
     sorted_key = key[order]
     starts = np.concatenate(([True], sorted_key[1:] != sorted_key[:-1])).nonzero()[0]
-    ends = np.append(starts[1:], len(rows))
+    ends = np.concatenate((starts[1:], [len(rows)]))
     run_end = np.repeat(ends, ends - starts)
     later = np.empty(len(rows), dtype=np.int64)
     later[order] = run_end - np.arange(len(rows)) - 1

@@ -66,7 +66,7 @@ def one_value_groups(core: np.ndarray, codes: np.ndarray, groups: np.ndarray | N
     starts = np.concatenate(([True], by_group[1:] != by_group[:-1])).nonzero()[0]
     first_code = np.concatenate(([True], by_code[1:] != by_code[:-1]))
     first_code[starts] = True  # a group's first code is new in it
-    stops = np.append(starts[1:], len(order))
+    stops = np.concatenate((starts[1:], [len(order)]))
     out = []
     for k in (np.add.reduceat(first_code, starts, dtype=np.int64) >= 2).nonzero()[0].tolist():
         members = present[group_of == by_group[starts[k]]]
