@@ -10,7 +10,7 @@ cached machine code does not need, and here they are left out or deferred:
    (``compile_extra``), so a kernel's new signature, or the user's own Numba code, is unaffected;
 2. it parses the kernel's whole LLVM bitcode (kept so that code compiled later can link the kernel
    in) and walks its symbols. :class:`_LazyLinkingLibrary` keeps the bitcode and parses it when a
-   compilation first links the kernel, which a process that only runs ctxselect never does.
+   compilation first links the kernel, which a process whose kernels all come from the cache never does.
 
 Both rest on Numba internals (``CompileResult._rebuild``, ``CPUCodeLibrary._unserialize``); where this
 Numba's differ from what :data:`FAST_LOAD` checks at import, kernels load the way Numba loads them.

@@ -29,7 +29,8 @@ print(FAST_LOAD, imputils.builtin_registry in context._registries)
 args = (np.full(3, 0.1), np.array([0.0, 1.0, 2.0]), np.array([True, True, False]), np.ones(3, bool), 0.5, False)
 expected = _freshness(*args).tolist()
 library = _freshness.overloads[_freshness.signatures[0]].library
-print(sum(_freshness._cache_hits.values()), type(library) is _LazyLinkingLibrary, getattr(library, "_pending_bitcode", None) is not None)
+pending = getattr(library, "_pending_bitcode", None) is not None  # its bitcode not parsed yet
+print(sum(_freshness._cache_hits.values()), type(library) is _LazyLinkingLibrary, pending)
 if sys.argv[1] == "after":
     from numba import njit
 

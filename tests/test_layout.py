@@ -9,13 +9,13 @@ import ctxselect
 
 PACKAGE = Path(ctxselect.__file__).resolve().parent
 # the stages, top to bottom; a module may import from its own stage or any stage above it
-STAGES = ["_kernel_cache", "_config", "_runtime", "errors", "model", "packing", "kernels", "text", "features", "quality", "selection",
-          "evaluate", "integrations", "cli"]
+STAGES = ["_kernel_cache", "_config", "_runtime", "errors", "model", "packing", "kernels", "text", "features", "quality",
+          "selection", "evaluate", "integrations", "cli"]
 MAX_LINES = 400
 
 
 def _stage(module: str) -> int:
-    """Stage index of a dotted module below ctxselect ("model.io" -> 2)."""
+    """Stage index of a dotted module below ctxselect ("model.io" -> 4)."""
     return STAGES.index(module.split(".")[0])
 
 
