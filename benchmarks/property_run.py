@@ -12,7 +12,7 @@ import sys
 import time
 
 import ctxselect
-from ctxselect.features.contradictions.fields import disagree_on_fields
+from ctxselect.features.contradictions.fields import disagree_on_codes
 from ctxselect.evaluate.generate import GeneratorConfig, generate_queries
 from ctxselect.selection.api import prepare
 
@@ -47,12 +47,10 @@ def main(n_queries: int = 750) -> int:
                 counts["over_budget"] += sum(tokens_of[c] for c in chosen) > reqs["token_budget"]
                 ids = problem.packed.ids
                 counts["hard_conflict"] += sum(
-                    ids[i] in chosen and ids[j] in chosen
-                    for i, j, w, kind in zip(con.i, con.j, con.weight, con.kind)
-                    if w >= 1.0 or kind & ctxselect.ConflictKind.VERSION)
-                # hard fields are value codes, not listed pairs
-                counts["hard_conflict"] += disagree_on_fields(problem.packed, problem.packed.mask_of(sel.ids),
-                                                              problem.hard_fields)
+                    ids[i] in chosen and ids[j] in chosen for i, j, w in zip(con.i, con.j, con.weight) if w >= 1.0)
+                # hard fields and versions are value codes, not listed pairs
+                counts["hard_conflict"] += disagree_on_codes(problem.packed, problem.packed.mask_of(sel.ids),
+                                                             problem.hard_fields)
     counts["seconds"] = round(time.perf_counter() - started, 1)
     print(counts)
     return 0 if counts["inadmissible"] == counts["over_budget"] == counts["hard_conflict"] == 0 else 1

@@ -108,18 +108,24 @@ def _rebuild(target_context, libdata, fndesc, env, signature, objectmode, lifted
     return result
 
 
+class _KernelCacheImpl(caching.CompileResultCacheImpl):
+    """Numba's ``CompileResultCacheImpl``, rebuilding a cached kernel by :func:`_rebuild`."""
+
+    def rebuild(self, target_context, payload):
+        return _rebuild(target_context, *payload) if FAST_LOAD else super().rebuild(target_context, payload)
+
+
 class KernelCache(caching.FunctionCache):
     """A ctxselect kernel's disk cache: Numba's ``FunctionCache``, loading as the module docstring says."""
+
+    _impl_class = _KernelCacheImpl
 
     def load_overload(self, sig, target_context):
         if not FAST_LOAD:
             return super().load_overload(sig, target_context)
         rtsys.initialize(target_context)  # what the machine code needs of target_context.refresh()
         with self._guard_against_spurious_io_errors():
-            if not self._enabled:
-                return None
-            payload = self._cache_file.load(self._index_key(sig, target_context.codegen()))
-            return None if payload is None else _rebuild(target_context, *payload)
+            return self._load_overload(sig, target_context)
 
 
 class LoadOnlyCache(KernelCache):

@@ -79,10 +79,10 @@ class ObjectiveWeights:
         """
         if data is None or isinstance(data, ObjectiveWeights):
             return cls() if data is None else data
-        valid = [f.name for f in fields(cls)]
         checks.mapping(data, "weights", "an object of objective weights")
-        if cls is ObjectiveWeights and next(iter(data), _NO_KEY) is _NO_KEY:  # no weight given: the defaults
+        if cls is ObjectiveWeights and not data:  # no weight given: the defaults
             return _DEFAULTS
+        valid = [f.name for f in fields(cls)]
         for key in data:
             if key not in valid:
                 raise InputError(field=f"weights.{key}", message="unknown objective weight",
@@ -98,7 +98,6 @@ class ObjectiveWeights:
 #: The default weights, made (and checked) once: ``from_mapping`` of an empty mapping returns them (15 us a call
 #: at 200 candidates to check the 14 defaults again; a frozen dataclass, equal to any ``ObjectiveWeights()``).
 _DEFAULTS = ObjectiveWeights()
-_NO_KEY = object()
 
 
 def relative_weights(weights: np.ndarray) -> np.ndarray:

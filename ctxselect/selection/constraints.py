@@ -18,7 +18,7 @@ from weakref import WeakKeyDictionary
 import numpy as np
 
 from ctxselect.features.contradictions import ConflictSummary
-from ctxselect.features.contradictions.fields import disagree_on_fields, disagree_on_versions
+from ctxselect.features.contradictions.fields import disagree_on_codes
 from ctxselect.quality.gate import evaluate_gate
 from ctxselect.quality.vector import kappa_conflicts, quality_vector
 from ctxselect.selection.problem import Problem, agreement_covered
@@ -94,8 +94,7 @@ def _hard_broken(problem: Problem, mask: np.ndarray, ceiling: bool) -> Iterator[
         yield "exceeds the token budget"
     elif ceiling and used > problem.capacity(True):
         yield "max_token_utilization"
-    if ((mask[problem.hard_i] & mask[problem.hard_j]).any() or disagree_on_fields(packed, mask, problem.hard_fields)
-            or disagree_on_versions(packed, mask)):
+    if (mask[problem.hard_i] & mask[problem.hard_j]).any() or disagree_on_codes(packed, mask, problem.hard_fields):
         yield "selects both chunks of a hard conflict"
     members, number = group_members(problem)
     if np.bincount(number[mask[members]], minlength=1).max() > 1:
@@ -126,8 +125,7 @@ def gate_violations(problem: Problem, mask: np.ndarray) -> list[str]:
     out = [f.condition for f in failures]
     con = problem.gate_conflicts
     if packed.requirements.gate.max_contradiction_density <= 0 and "max_contradiction_density" not in out:
-        if ((mask[con.i] & mask[con.j]).any() or disagree_on_fields(packed, mask, range(len(packed.field_names)))
-                or disagree_on_versions(packed, mask)):
+        if (mask[con.i] & mask[con.j]).any() or disagree_on_codes(packed, mask, range(len(packed.field_names))):
             out.append("max_contradiction_density")
     return out
 

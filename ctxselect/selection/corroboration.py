@@ -257,7 +257,7 @@ def _resolve_drift(packed, signals, eligible, weight, out: Resolution, on_unreso
     if not drift.any():
         return
     di, dj = con.i[drift], con.j[drift]
-    tokens = drift_tokens(packed, np.arange(packed.n))  # supporters may be any chunk, not only the pairs'
+    tokens = drift_tokens(packed, None)  # supporters may be any chunk, not only the pairs'
     held: dict[int, frozenset] = {}  # chunk -> its numbers as (value, k) for k below the value's count
     holders: dict[str, set[int]] = {}
     for k, written in tokens.items():

@@ -12,27 +12,9 @@ from ctxselect.features.compute import signals
 from ctxselect.features.contradictions import detect
 from ctxselect.features.contradictions.detect import drift_pairs
 from ctxselect.features.pairs import ConflictKind
-from ctxselect.text.claims import MAX_CLAIM_CHARS, claim_titles
-from ctxselect.text.words import numbers_in, years_in
-
-
-def naive_drift(packed, i, j) -> set[tuple[int, int]]:
-    """The definition, pair by pair, reading every text in full (the texts here are short or read
-    within the prefix by the caller)."""
-    texts = [c.text for c in packed.candidates]
-    titles = claim_titles(packed.candidates)
-    out = set()
-    for a, b in zip(i.tolist(), j.tolist()):
-        na, nb = numbers_in(texts[a]), numbers_in(texts[b])
-        if not (na - nb and nb - na):
-            continue
-        ya, yb = set(years_in(texts[a])), set(years_in(texts[b]))
-        if ya - yb and yb - ya:
-            continue
-        if any(x is not None and y is not None and x != y for x, y in zip(titles[a], titles[b])):
-            continue
-        out.add((a, b))
-    return out
+from ctxselect.text.claims import MAX_CLAIM_CHARS
+from ctxselect.text.words import numbers_in
+from tests.naive.drift import FILLER, naive_drift
 
 
 def plain(texts: list[str]) -> list[dict]:
@@ -42,9 +24,6 @@ def plain(texts: list[str]) -> list[dict]:
 def all_pairs(n: int):
     i, j = np.triu_indices(n, 1)
     return i.astype(np.int64), j.astype(np.int64)
-
-
-FILLER = "the quarterly report of the northern district lists the figures below in full detail " * 700
 
 
 @pytest.mark.parametrize("lead", ["", "İ "])  # İ: an exotic code point, read by the plain pattern

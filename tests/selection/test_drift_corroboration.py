@@ -10,10 +10,9 @@ import ctxselect
 from ctxselect.features.compute import signals
 from ctxselect.features.pairs import ConflictKind
 from ctxselect.selection import corroboration
-from ctxselect.selection.corroboration import OnUnresolved, Resolution, _decide, _numbers, _resolve_drift
-from ctxselect.text.words import numbers_in
+from ctxselect.selection.corroboration import OnUnresolved, Resolution, _resolve_drift
+from tests.naive.drift import FILLER, naive_resolve_drift
 
-FILLER = "the quarterly report of the northern district lists the figures below in full detail " * 700
 BASE = "{n} people were affected by the storm power outage in the northern district last week and crews restored power"
 
 
@@ -29,23 +28,6 @@ def test_a_number_beyond_the_claim_prefix_supports_no_side():
     within = [dict(c, text=c["text"].replace(FILLER, "")) for c in cands]  # the same number inside the prefix
     sel = ctxselect.select(within, {"token_budget": 1000})
     assert sel.unresolved == [] and "b" not in sel.ids and "where 2 chunk(s) state 3559" in sel.excluded["b"]
-
-
-def naive_resolve_drift(packed, signals_, eligible, weight, out, on_unresolved) -> None:
-    """Every pair weighed as the definition says, every text's numbers read in full."""
-    con = signals_.contradictions
-    drift = ((con.kind & ConflictKind.DRIFT) > 0) & ((con.kind & ConflictKind.CLAIM) == 0)
-    numbers = [numbers_in(c.text) for c in packed.candidates]
-    holders: dict[str, set[int]] = {}
-    for k, found in enumerate(numbers):
-        for value in found:
-            holders.setdefault(value, set()).add(k)
-    for i, j in zip(con.i[drift].tolist(), con.j[drift].tolist()):
-        only_i, only_j = sorted(numbers[i] - numbers[j]), sorted(numbers[j] - numbers[i])
-        sides = (set.intersection(*(holders[v] for v in only_i)) | {i},
-                 set.intersection(*(holders[v] for v in only_j)) | {j})
-        _decide(packed, weight, out, (i, j), sides, (_numbers(only_i), _numbers(only_j)), on_unresolved,
-                what="near-duplicate ", eligible=eligible)
 
 
 @pytest.mark.parametrize("seed", range(10))

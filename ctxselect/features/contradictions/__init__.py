@@ -22,6 +22,7 @@ from ctxselect.features.contradictions.detect import (
     version_superseded,
 )
 from ctxselect.features.contradictions.fields import (
+    disagree_on_codes,
     disagree_on_fields,
     disagree_on_versions,
     field_pairs,
@@ -37,6 +38,6 @@ from ctxselect.features.contradictions.reasons import (
 
 __all__ = ["BLOCK_ROWS", "CLAIM_ALL_TEXTS_LIMIT", "MAX_LISTED_PAIRS", "PATTERN_LIMIT", "ConflictPair",
            "ConflictSummary", "claim_pairs", "claim_reason", "conflict_pairs", "conflict_summary",
-           "disagree_on_fields", "disagree_on_versions", "drift_pairs", "echoable", "field_pairs",
+           "disagree_on_codes", "disagree_on_fields", "disagree_on_versions", "drift_pairs", "echoable", "field_pairs",
            "merge_contradictions", "pair_conflicts", "stated_figures", "union_contradictions", "version_pairs",
            "version_rank", "version_superseded", "withheld_note"]

@@ -98,20 +98,17 @@ def drift_years(text: str) -> frozenset[int]:
     return frozenset(years_in(text[:CLAIM_READ_CHARS]))
 
 
-def drift_tokens(packed: PackedCandidates, rows: np.ndarray) -> dict[int, list[str]]:
-    """:func:`drift_numbers` of the texts at ``rows`` (sorted, unique), positions found in the buffer
-    (exotic texts: the plain pattern)."""
-    members = np.zeros(packed.n, dtype=bool)
-    members[rows] = True
+def drift_tokens(packed: PackedCandidates, read: np.ndarray | None) -> dict[int, list[str]]:
+    """:func:`drift_numbers` of the texts ``read`` marks (a bool per text; None: all), positions found
+    in the buffer (exotic texts: the plain pattern)."""
     candidates = packed.candidates
     tokens: dict[int, list[str]] = {}
-    found, bounds, positions, flags = hinted_texts(packed.text_buffer, members, MAX_CLAIM_CHARS,
-                                                   CLAIM_READ_CHARS)
+    found, bounds, positions, flags = hinted_texts(packed.text_buffer, read, MAX_CLAIM_CHARS, CLAIM_READ_CHARS)
     for k, (t, flag) in enumerate(zip(found, flags)):
         if not flag & EXOTIC:  # no position, no number (half the texts at 20,000): the call skipped
             a, b = bounds[k], bounds[k + 1]
             tokens[t] = drift_numbers(candidates[t].text, positions[a:b]) if a < b else []
-    for t in rows.tolist():
+    for t in range(packed.n) if read is None else read.nonzero()[0].tolist():
         if t not in tokens:
             tokens[t] = drift_numbers(candidates[t].text)
     return tokens
@@ -128,7 +125,7 @@ def _examined(packed: PackedCandidates, i: np.ndarray, j: np.ndarray, rest: np.n
     of their weaker chunk first, then (i, j); returned in their given order."""
     n = packed.n
     rank = np.empty(n, dtype=np.int64)
-    rank[np.lexsort((np.arange(n), -packed.relevance))] = np.arange(n)
+    rank[(-packed.relevance).argsort(kind="stable")] = np.arange(n)
     weaker = np.maximum(rank[i[rest]], rank[j[rest]])
     kth = np.partition(weaker, cap - 1)[cap - 1]
     take = weaker < kth
@@ -168,22 +165,19 @@ def drift_pairs(packed: PackedCandidates, i: np.ndarray, j: np.ndarray, info: di
     member = np.zeros(packed.n, dtype=bool)
     member[i], member[j] = True, True
     rows = member.nonzero()[0]  # (np.unique of the pairs: 64 ms at 2 million pairs)
-    tokens = drift_tokens(packed, rows)
+    tokens = drift_tokens(packed, member)
     value_code = np.full(packed.n, -1, dtype=np.int64)  # -1: no number (nothing the other lacks)
     written: dict[tuple, int] = {}  # token list -> its values' code: texts writing the same numbers read once
-    values: dict[frozenset, int] = {}  # multiset of values (as number_multiset) -> code
-    expanded: list[frozenset] = []  # per value code
+    values: dict[frozenset, int] = {}  # multiset of values (as number_multiset) -> code, in order
     for t in rows.tolist():
         key = tuple(tokens[t])
         if not key:
             continue
         code = written.get(key)
         if code is None:
-            ex = number_multiset(numbers_of(key))
-            code = written[key] = values.setdefault(ex, len(expanded))
-            if code == len(expanded):
-                expanded.append(ex)
+            code = written[key] = values.setdefault(number_multiset(numbers_of(key)), len(values))
         value_code[t] = code
+    expanded = list(values)  # per value code
     ci, cj = value_code[i], value_code[j]
     rest = ((ci != cj) & (ci >= 0) & (cj >= 0)).nonzero()[0]  # differing values, each side some
     del ci, cj
@@ -369,8 +363,6 @@ def detect_contradictions(packed: PackedCandidates, texts: list[str], near_i: np
         (:func:`~ctxselect.text.claims.claim_readable`): a selection's report reads it instead of
         running the prefilter again; None when not known.
     """
-    empty = np.empty(0, np.int64)
-    ri, rj = red_i, red_j
     parts = []  # (i, j, severity, kind, superseded or None), each sorted by (i, j)
     if drift_severity > 0 and len(near_i):
         di, dj = drift_pairs(packed, near_i, near_j)
@@ -380,7 +372,7 @@ def detect_contradictions(packed: PackedCandidates, texts: list[str], near_i: np
     if claims and any(t.strip() for t in texts):
         if len(texts) <= CLAIM_ALL_TEXTS_LIMIT:
             readable = claim_readable(texts, packed.text_buffer)
-        claim_conflicts, claim_agreements = claim_pairs(texts, ri, rj, buffer=packed.text_buffer,
+        claim_conflicts, claim_agreements = claim_pairs(texts, red_i, red_j, buffer=packed.text_buffer,
                                                         titles=claim_titles(packed.candidates), read=readable)
         if claim_conflicts:
             keys = np.array(sorted(claim_conflicts), dtype=np.int64).reshape(-1, 2)

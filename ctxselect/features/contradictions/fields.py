@@ -20,7 +20,8 @@ from ctxselect.features.pairs import ConflictKind, ContradictionPairs
 from ctxselect.kernels.pairs import _differing_code_pairs
 from ctxselect.packing import PackedCandidates
 
-__all__ = ["field_pairs", "union_contradictions", "disagree_on_fields", "disagree_on_versions", "some_differ"]
+__all__ = ["field_pairs", "union_contradictions", "disagree_on_codes", "disagree_on_fields", "disagree_on_versions",
+           "some_differ"]
 
 
 def field_pairs(packed: PackedCandidates, fields: Iterable[int]) -> ContradictionPairs:
@@ -77,6 +78,13 @@ def some_differ(value: np.ndarray, group: np.ndarray | None = None) -> bool:
     order = group.argsort(kind="stable")
     group, value = group[order], value[order]
     return bool(((group[1:] == group[:-1]) & (value[1:] != value[:-1])).any())
+
+
+def disagree_on_codes(packed: PackedCandidates, mask: np.ndarray, fields: Iterable[int]) -> bool:
+    """Whether two chunks of ``mask`` conflict on a per-value code: a value of one of ``fields``
+    (:func:`disagree_on_fields`) or, where version conflicts are on, the version of one document
+    (:func:`disagree_on_versions`)."""
+    return disagree_on_fields(packed, mask, fields) or disagree_on_versions(packed, mask)
 
 
 def disagree_on_fields(packed: PackedCandidates, mask: np.ndarray, fields: Iterable[int]) -> bool:
