@@ -26,6 +26,17 @@ from ctxselect._config import serial
 #: calls) 26 instead of 37 searches stopped: p90 16.6 against 21.5 ms, mean 11.2 against 11.7, but the
 #: median call 1.012x (the steps cost ~0.17 ms there). Every objective the same; 150 steps gained no more.
 ROOT_STEPS = 100
+#: Up to this many items the root takes no subgradient step (λ by bisection alone, μ = ν = 0): the
+#: search then branches in the order of w − λ·t and proves more within its node limit, in less time.
+#: Measured on the exact solver's models of benchmarks/latency.py queries (2026-12-06; the same models
+#: searched with 0 and 100 steps in turn; proven within the node limit, median search time):
+#: n = 200 x 384 (~166 items, 151 models) 150 against 134 proven, 235 against 456 µs; n = 200 text only
+#: (101) 100 against 91, 244 against 474 µs; n = 300 x 384 (~248 items) 61 against 52 of 61; the
+#: ~183-item cores at n = 1,000 36 against 33 (x 384) and 33 against 31 (text) of 41; n = 2,000 text
+#: (~202-item cores) 27 against 27 of 41, 929 against 1,303 µs. Above it the data are mixed: n = 500
+#: text (~413 items) 37 against 35 of 41 with no steps, n = 2,000 x 384 (~469 items, ~550 groups)
+#: 25 against 30 of 41 (38 against 43 of 61 in another run): the steps stay. Every proven objective equal.
+ROOT_STEPS_FROM = 300
 #: Bisection steps for the budget's multiplier λ before the subgradient steps.
 BISECTIONS = 25
 

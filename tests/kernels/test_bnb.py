@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from ctxselect.kernels.bnb import INFEASIBLE, LIMIT, PROVEN
+from ctxselect.kernels.bnb_bound import ROOT_STEPS
 from ctxselect.selection.solvers.exact import run_search
 from tests.naive.bnb import naive_evaluate, naive_search
 
@@ -21,8 +22,9 @@ def _csr(rows, dtype=np.int64):
     return ptr, np.array([v for r in rows for v in r], dtype=dtype)
 
 
-def kernel(md, hint, node_limit=10**8, seconds=None):
-    """The kernel on the twin's model dict (``seconds``: a deadline that far ahead)."""
+def kernel(md, hint, node_limit=10**8, seconds=None, steps=ROOT_STEPS):
+    """The kernel on the twin's model dict (``seconds``: a deadline that far ahead; ``steps``: the root's
+    subgradient steps, None: ``run_search``'s default)."""
     m = len(md["w"])
     item_groups = [[g for g, part in enumerate(md["groups"]) if i in part] for i in range(m)]
     ov_ptr, ov_fam = _csr([[f for f, _ in md["families"][i]] for i in range(m)])
@@ -40,7 +42,8 @@ def kernel(md, hint, node_limit=10**8, seconds=None):
         i64(md["need"]), *_csr(item_groups), np.asarray(md["mu_cap"], dtype=np.float64), ov_ptr, ov_fam, ov_code,
         n_fam, *_csr(md["aspects"]), i64(md["gain"]), i64(md["cov_w"]), md["cov_need"],
         np.array(md["rows"], dtype=np.int64).reshape(len(md["rows"]), m), i64(md["row_lo"]), pen_ptr, pen_nbr,
-        pen_val, np.asarray(hint, dtype=bool)), node_limit, 1e18 if seconds is None else time.perf_counter() + seconds)
+        pen_val, np.asarray(hint, dtype=bool)), node_limit, 1e18 if seconds is None else time.perf_counter() + seconds,
+        steps)
     return np.asarray(mask, dtype=bool), int(objective), int(status), bool(found), int(nodes)
 
 
@@ -105,15 +108,16 @@ def test_a_fixed_knapsack_by_hand():
     assert naive_search(md, [False] * 4)[:3][1] == 600_000
 
 
+@pytest.mark.parametrize("steps", [0, ROOT_STEPS])
 @pytest.mark.parametrize("seed", range(8))
-def test_the_kernel_is_the_twin_and_the_enumeration(seed):
+def test_the_kernel_is_the_twin_and_the_enumeration(seed, steps):
     rng = np.random.default_rng(seed)
     for _ in range(40):
         m = int(rng.integers(1, 11))
         md = random_model(rng, m)
         hint = (rng.random(m) < 0.4).tolist()
-        got = kernel(md, hint)
-        twin = naive_search(md, hint)
+        got = kernel(md, hint, steps=steps)
+        twin = naive_search(md, hint, steps=steps)
         assert got[0].tolist() == twin[0].tolist() and got[1:] == twin[1:]
         best = enumerate_best(md)
         if best is None:
@@ -124,15 +128,32 @@ def test_the_kernel_is_the_twin_and_the_enumeration(seed):
                                                         for i in range(m)]), np.flatnonzero(got[0]).tolist()) == (True, best)
 
 
+@pytest.mark.parametrize("steps", [0, ROOT_STEPS])
 @pytest.mark.parametrize("seed", range(3))
-def test_larger_models_against_the_twin(seed):
+def test_larger_models_against_the_twin(seed, steps):
     rng = np.random.default_rng(100 + seed)
     for _ in range(4):
         m = int(rng.integers(15, 30))
         md = random_model(rng, m)
         hint = [False] * m
-        got, twin = kernel(md, hint), naive_search(md, hint)
+        got, twin = kernel(md, hint, steps=steps), naive_search(md, hint, steps=steps)
         assert got[0].tolist() == twin[0].tolist() and got[1:] == twin[1:]
+
+
+def test_the_root_takes_subgradient_steps_only_above_root_steps_from_items(monkeypatch):
+    """run_search's default: no step up to ROOT_STEPS_FROM items, ROOT_STEPS above (a model whose
+    search differs between the two, so the default is told apart)."""
+    rng = np.random.default_rng(11)
+    for _ in range(200):
+        md = random_model(rng, 25)
+        none, some = kernel(md, [False] * 25, steps=0), kernel(md, [False] * 25, steps=ROOT_STEPS)
+        if none[1:] != some[1:]:
+            break
+    else:
+        pytest.fail("no model whose search depends on the root's steps")
+    assert kernel(md, [False] * 25, steps=None)[1:] == none[1:]
+    monkeypatch.setattr("ctxselect.selection.solvers.exact.ROOT_STEPS_FROM", 24)
+    assert kernel(md, [False] * 25, steps=None)[1:] == some[1:]
 
 
 def test_the_node_limit_returns_the_best_found():

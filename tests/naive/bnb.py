@@ -152,13 +152,14 @@ class _Limit(Exception):
     pass
 
 
-def naive_search(md, hint, node_limit=10**9):
-    """(mask, objective, status, found, nodes) as the kernel: status 0 proven, 1 limit, 2 infeasible."""
+def naive_search(md, hint, node_limit=10**9, steps=ROOT_STEPS):
+    """(mask, objective, status, found, nodes) as the kernel at ``steps`` root subgradient steps: status
+    0 proven, 1 limit, 2 infeasible."""
     m = len(md["w"])
     md = dict(md, item_groups=[[g for g, part in enumerate(md["groups"]) if i in part] for i in range(m)])
     found, best = naive_evaluate(md, [i for i in range(m) if hint[i]])
     state = {"best": best, "found": found, "mask": list(hint) if found else [False] * m, "nodes": 0}
-    lam, mu, nu, _ = naive_multipliers(md, float(best) if found else -math.inf)
+    lam, mu, nu, _ = naive_multipliers(md, float(best) if found else -math.inf, steps)
     r = _reduced(md, lam, mu, nu)
     order = sorted(range(m), key=lambda i: -r[i])
     pos = {i: k for k, i in enumerate(order)}

@@ -22,7 +22,7 @@ import numpy as np
 
 from ctxselect._config import SOLVER_SCALE
 from ctxselect.kernels.bnb import INFEASIBLE, PROVEN, _evaluate, _search, quiet_compile
-from ctxselect.kernels.bnb_bound import ROOT_STEPS, _reduced, _root_multipliers
+from ctxselect.kernels.bnb_bound import ROOT_STEPS, ROOT_STEPS_FROM, _reduced, _root_multipliers
 from ctxselect.selection.problem import Problem
 from ctxselect.selection.solvers.model_data import (
     cluster_members,
@@ -231,17 +231,20 @@ def solve_exact(problem: Problem, *, enforce_gate: bool, enforce_sources: bool, 
     return ExactOutcome(name, full, int(objective) / SOLVER_SCALE if found else -math.inf, int(nodes), timings)
 
 
-def run_search(args: tuple, node_limit: int, deadline: float) -> tuple:
+def run_search(args: tuple, node_limit: int, deadline: float, steps: int | None = None) -> tuple:
     """The kernels on :func:`exact_arrays`' arguments: the hint's objective (the first incumbent, when
-    it meets the constraints), the root multipliers (aimed at it), the search. Returns (mask over the
-    core, integer objective, status, found, nodes)."""
+    it meets the constraints), the root multipliers (aimed at it; ``steps`` subgradient steps, by
+    default :data:`~ctxselect.kernels.bnb_bound.ROOT_STEPS` above
+    :data:`~ctxselect.kernels.bnb_bound.ROOT_STEPS_FROM` items, else none), the search. Returns (mask
+    over the core, integer objective, status, found, nodes)."""
     w, t, hi, khi, src, caps, ig_ptr, ig_grp, mu_cap = args[0], args[1], args[3], args[5], args[6], args[7], args[9], \
         args[10], args[11]
     ia_ptr, ia_asp, gain = args[16], args[17], args[18]
     found, best = _evaluate(args[-1], *args[:-1])
     wf, tf = w.astype(np.float64), t.astype(np.float64)
     lam, mu, nu, _ = _root_multipliers(wf, tf, float(hi), khi, src, caps, ig_ptr, ig_grp, mu_cap, ia_ptr, ia_asp,
-                                       gain.astype(np.float64), float(best) if found else -np.inf, ROOT_STEPS)
+                                       gain.astype(np.float64), float(best) if found else -np.inf,
+                                       (ROOT_STEPS if len(w) > ROOT_STEPS_FROM else 0) if steps is None else steps)
     r = _reduced(wf, tf, lam, mu, nu, ig_ptr, ig_grp, ia_ptr, ia_asp)
     return _search(*args, lam, mu, nu, r, int(node_limit), float(deadline) - time.perf_counter())
 
