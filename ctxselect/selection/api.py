@@ -78,7 +78,8 @@ class Selection:
         [what a states, what b states], "outcome": ..., "selected": [those of a, b selected]}``,
         so the assembler can tell the model that its sources disagree (``on_unresolved``).
     timings : dict
-        Seconds per stage: pack, signals, problem, baselines, model, solve, total; ``load``: kernels
+        Seconds per stage: pack, signals, problem, baselines (when they ran: ``optimal`` makes them
+        only when its search needs a hint or a fallback), model, solve, total; ``load``: kernels
         or OR-Tools a process's first optimizing calls loaded for their input (outside ``time_limit``).
         Wall clock, so not compared: equal calls give equal (``==``) selections.
     """

@@ -10,6 +10,7 @@ split on a hard field's values (:func:`upper_bound`).
 from __future__ import annotations
 
 import weakref
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -195,7 +196,7 @@ def upper_bound(problem: Problem, capacity: int, fields=None) -> float:
     return best
 
 
-def choose_core(problem: Problem, core_size: int, extra: list[np.ndarray], exact_up_to: int = 0,
+def choose_core(problem: Problem, core_size: int, extra: Sequence[np.ndarray], exact_up_to: int = 0,
                 capacity: int | None = None) -> np.ndarray:
     """Positions of the core: all eligible chunks when there are at most ``max(core_size,
     exact_up_to)``, else the ``core_size`` the LP relaxation values most at ``capacity`` tokens

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import sys
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -35,6 +36,7 @@ from ctxselect.selection.solvers.core import (  # upper_bound re-exported
 )
 from ctxselect.selection.solvers.exact import (CORE_NODE_LIMIT, EXACT_MAX_CORE, EXACT_SHARE, NODE_LIMIT, QUICK_MAX_CORE,
                                                solve_exact)
+from ctxselect.selection.solvers.hints import better, made
 from ctxselect.selection.solvers.model_data import (
     cluster_parts,
     conflict_fields,
@@ -152,10 +154,10 @@ def solve_optimal(
     *,
     enforce_gate: bool,
     enforce_sources: bool,
-    hint: np.ndarray | None,
+    hint: np.ndarray | Callable[[], np.ndarray | None] | None,
     time_limit: float,
     core_size: int,
-    core_extra: list[np.ndarray] = (),
+    core_extra: Sequence[np.ndarray] = (),
     exact_up_to: int = 0,
     ceiling: bool | None = None,
     sources_met: int | None = None,
@@ -168,13 +170,19 @@ def solve_optimal(
     objective; ``sources_met`` requires met ≥ that many (the objective as usual). ``quick`` (a
     short grace after a late start): the branch and bound alone searches the core until the time
     limit (the LP's core too, up to QUICK_MAX_CORE chunks), and its best selection is the answer;
-    CP-SAT runs only when it finds none, does not take the model or the core is larger."""
+    CP-SAT runs only when it finds none, does not take the model or the core is larger.
+
+    ``hint`` (a selection over all candidates) may be a callable that makes it: it is called only
+    when needed, never when the branch and bound proves the whole eligible set's optimum without a
+    first incumbent; when the search stops at a limit, CP-SAT is hinted with the better of its best
+    selection and the hint. ``core_extra`` (selections the core holds) is read only for a core
+    smaller than the eligible set."""
     started = time.perf_counter()
     packed = problem.packed
     reqs = packed.requirements
     gate = reqs.gate
     capacity = problem.capacity(enforce_gate if ceiling is None else ceiling)
-    core = choose_core(problem, core_size, list(core_extra), exact_up_to, capacity)
+    core = choose_core(problem, core_size, core_extra, exact_up_to, capacity)
     core_is_full = len(core) == int(problem.eligible.sum())
     extra: dict = {}  # the branch and bound's time when CP-SAT runs after it
     # a core that is not the whole set: only the values' core (below LP_CORE_FROM eligible); the
@@ -187,8 +195,9 @@ def solve_optimal(
     exact_fits = core_is_full or int(problem.eligible.sum()) < LP_CORE_FROM or quick
     small = len(core) <= (QUICK_MAX_CORE if quick else EXACT_MAX_CORE)
     if small and exact_fits and not maximize_sources and sources_met is None:
+        first = None if callable(hint) and core_is_full and not quick else made(hint)  # a proof needs none
         exact = solve_exact(problem, enforce_gate=enforce_gate, enforce_sources=enforce_sources, ceiling=ceiling,
-                            hint=hint, deadline=started + (time_limit if quick else EXACT_SHARE * time_limit),
+                            hint=first, deadline=started + (time_limit if quick else EXACT_SHARE * time_limit),
                             core=core, node_limit=10**12 if quick else NODE_LIMIT if core_is_full else CORE_NODE_LIMIT)
         if exact is not None and (exact.status == "optimal" or (quick and exact.mask is not None)):
             proven = exact.status == "optimal"  # the core's optimum, as CP-SAT would prove it
@@ -199,9 +208,13 @@ def solve_optimal(
                                  core_size=len(core))
         if exact is not None and exact.status == "infeasible":
             return OptimalResult(None, "infeasible", math.inf, -math.inf, core_is_full, exact.timings)
-        if exact is not None:  # a limit: its best selection is CP-SAT's hint
-            hint = exact.mask if exact.mask is not None else hint
+        if exact is not None:  # a limit: its best selection is CP-SAT's hint (the hint's, when that is better)
+            hint = made(hint)
+            if exact.mask is not None and (first is not None or not better(
+                    problem, hint, exact.mask, enforce_gate, enforce_sources, ceiling)):
+                hint = exact.mask
             extra = {"exact": sum(exact.timings.values())}
+    hint = made(hint)
     loading = solver_loaded()  # OR-Tools' import, a process's first time: not counted against time_limit
     if loading:
         started, extra = started + loading, {**extra, "load": loading}

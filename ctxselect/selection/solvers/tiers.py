@@ -6,29 +6,19 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from functools import cache, partial
 from typing import Any
 
 import numpy as np
 
 from ctxselect.selection.constraints import satisfies
 from ctxselect.selection.diagnosis import diagnose
-from ctxselect.selection.problem import Problem, score
+from ctxselect.selection.problem import Problem
 from ctxselect.selection.solvers.cpsat import solve_optimal, solver_loaded, upper_bound
 from ctxselect.selection.solvers.freshness import FRESHNESS_SLACK, closest_freshness, with_freshness_floor
-from ctxselect.selection.solvers.registry import BASELINES, Method
+from ctxselect.selection.solvers.hints import Baselines, best_hint
 
 __all__ = ["run_optimal"]
-
-
-def _best_hint(problem: Problem, candidates: list[np.ndarray], enforce_gate: bool,
-               enforce_sources: bool, ceiling: bool) -> np.ndarray:
-    """The highest-scoring candidate selection that satisfies the model, else the highest."""
-    scored = sorted(((score(problem, m), k) for k, m in enumerate(candidates)), reverse=True)
-    for _, k in scored:
-        if satisfies(problem, candidates[k], enforce_gate=enforce_gate, enforce_sources=enforce_sources,
-                     ceiling=ceiling):
-            return candidates[k]
-    return candidates[scored[0][1]]
 
 
 #: When packing and signals alone used the time limit (less than the least grace is left), the
@@ -114,8 +104,7 @@ def _run_tiers(problem: Problem, *, enforce_gate: bool, time_limit: float, core_
     t0 = time.perf_counter()
     deadline = (t0 + time_limit if deadline is None else deadline) - (
         REPORT_RESERVE[0] + REPORT_RESERVE[1] * problem.n)
-    baseline_masks = [BASELINES[m](problem)[0] for m in (Method.GREEDY, Method.DENSITY)]
-    timings["baselines"] = time.perf_counter() - t0
+    baseline_masks = Baselines(problem, timings)
     tiers = [("gate", True, True), ("sources", False, True), ("none", False, False)]
     if not enforce_gate:
         tiers = tiers[1:]
@@ -123,12 +112,13 @@ def _run_tiers(problem: Problem, *, enforce_gate: bool, time_limit: float, core_
     tried = False  # CP-SAT already ran on a tier (and proved it infeasible)
     late_start = None  # (why the first tier started late, its grace): a later tier's result says it too
     for name, gate_on, sources_on in tiers:
-        hint = _best_hint(problem, baseline_masks, gate_on, sources_on, enforce_gate)
+        hint = cache(partial(best_hint, problem, baseline_masks, gate_on, sources_on, enforce_gate))  # when read
         remaining = deadline - time.perf_counter()
         least = MIN_GRACE + MIN_GRACE_PER_CANDIDATE * problem.n
         late = remaining < least and not tried  # (what is left would not let the solver start)
         if late:  # the stages before the solver overran the limit: a short grace on the core, said
             before = sum(timings.get(k, 0.0) for k in ("pack", "signals", "problem"))
+            baseline_masks.made()  # (the core holds them, and the reason says what they took)
             spent = ("spent before the solver" if remaining <= 0 else
                      f"left the solver {remaining:.2g} s, less than its least grace of {least:.2g} s")
             overrun = (f"time limit of {time_limit:g} s {spent} (packing, signals and the "
@@ -180,16 +170,16 @@ def _run_tiers(problem: Problem, *, enforce_gate: bool, time_limit: float, core_
                 return result.mask, info
             # the model holds in integers but not in exact arithmetic (rounded coefficients): a
             # baseline that satisfies the tier is returned instead, never a false "infeasible"
-            if satisfies(problem, hint, enforce_gate=gate_on, enforce_sources=sources_on,
-                         ceiling=enforce_gate) and sources_met(problem, hint) >= (target or 0):
+            if satisfies(problem, hint(), enforce_gate=gate_on, enforce_sources=sources_on,
+                         ceiling=enforce_gate) and sources_met(problem, hint()) >= (target or 0):
                 info.update(status="feasible", bound=None,
                             reason="the solver's selection broke a condition in exact arithmetic "
                                    "(its coefficients are rounded); the best baseline that meets it is returned")
                 if target is not None:
-                    info["infeasible"] += _best_effort_notes(problem, hint, most_proven)
-                return hint, info
+                    info["infeasible"] += _best_effort_notes(problem, hint(), most_proven)
+                return hint(), info
         if result.status == "unknown":
-            return _fallback(problem, hint, gate_on, sources_on, info,
+            return _fallback(problem, hint(), gate_on, sources_on, info,
                              (f"{late_start[0]}; CP-SAT found no selection in a grace of {remaining:.2g} s"
                               if late_start is not None
                               else f"time limit of {time_limit:g} s reached before CP-SAT found a selection")
