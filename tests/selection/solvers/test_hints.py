@@ -83,9 +83,15 @@ def test_better_takes_a_hint_only_when_it_meets_the_model_and_scores_higher():
     assert not better(problem, nothing, found, False, False, False)  # scores lower
     assert not better(problem, found, found, False, False, False)  # not higher
     assert better(problem, found, nothing, False, False, False)
-    everything = problem.eligible.copy()  # scores higher, breaks the budget
-    if score(problem, everything) > score(problem, found):
-        assert not better(problem, everything, found, False, False, False)
+    over = []  # the greedy selection and one more chunk: a higher score, over the budget
+    for k in (problem.eligible & ~found).nonzero()[0]:
+        bigger = found.copy()
+        bigger[k] = True
+        if score(problem, bigger) > score(problem, found) and not satisfies(problem, bigger, enforce_gate=False,
+                                                                              enforce_sources=False):
+            over.append(bigger)
+    assert over, "no higher-scoring selection that breaks the model"
+    assert not any(better(problem, bigger, found, False, False, False) for bigger in over)
 
 
 def test_made_calls_only_callables():
