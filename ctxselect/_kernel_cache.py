@@ -28,29 +28,25 @@ from numba.core.runtime import rtsys
 
 __all__ = ["KernelCache", "LoadOnlyCache", "FAST_LOAD"]
 
-_REBUILD_PARAMETERS = ("target_context", "libdata", "fndesc", "env", "signature", "objectmode", "lifted",
-                       "typeann", "reload_init", "referenced_envs")
 _RESULT_FIELDS = {"target_context", "typing_context", "library", "environment", "entry_point", "fndesc",
                   "type_annotation", "signature", "objectmode", "lifted", "typing_error", "call_helper",
                   "metadata", "reload_init", "referenced_envs"}
 
 
 def _fast_load_supported() -> bool:
-    """Whether this Numba's internals are those :func:`_rebuild` mirrors (checked once, at import)."""
+    """Whether this Numba's internals are those :func:`_rebuild` mirrors (checked once, at import: its
+    parameters are ``CompileResult._rebuild``'s)."""
     try:
         parameters = tuple(inspect.signature(compiler.CompileResult._rebuild).parameters)
         library = codegen.JITCodeLibrary
-        return (parameters == _REBUILD_PARAMETERS and set(compiler.CompileResult._fields) == _RESULT_FIELDS
+        return (parameters == tuple(inspect.signature(_rebuild).parameters)
+                and set(compiler.CompileResult._fields) == _RESULT_FIELDS
                 and codegen.JITCPUCodegen._library_class is library
                 and all(hasattr(library, name) for name in ("enable_object_caching", "_set_compiled_object",
                                                             "_finalize_final_module", "_get_module_for_linking"))
                 and hasattr(codegen.JitEngine, "_load_defined_symbols"))
     except (AttributeError, TypeError, ValueError):
         return False
-
-
-#: Whether kernels load through :func:`_rebuild` (this Numba's internals as expected), else Numba's path.
-FAST_LOAD = _fast_load_supported()
 
 
 class _LazyLinkingLibrary(codegen.JITCodeLibrary):
@@ -78,10 +74,11 @@ class _LazyLinkingLibrary(codegen.JITCodeLibrary):
 def _library(target_context, libdata, fndesc):
     """The code library of a cached kernel (``CPUCodeLibrary._unserialize``, its bitcode parsed lazily)."""
     name, kind, data = libdata
+    jit_codegen = target_context.codegen()
     if kind != "object":
-        return target_context.codegen().unserialize_library(libdata)
+        return jit_codegen.unserialize_library(libdata)
     object_code, shared_bitcode = data
-    library = _LazyLinkingLibrary(target_context.codegen(), name)
+    library = _LazyLinkingLibrary(jit_codegen, name)
     library.enable_object_caching()
     library._set_compiled_object(object_code)
     library._pending_bitcode = shared_bitcode
@@ -106,6 +103,10 @@ def _rebuild(target_context, libdata, fndesc, env, signature, objectmode, lifted
     for referenced in referenced_envs:
         library.codegen.set_env(referenced.env_name, referenced)
     return result
+
+
+#: Whether kernels load through :func:`_rebuild` (this Numba's internals as expected), else Numba's path.
+FAST_LOAD = _fast_load_supported()
 
 
 class _KernelCacheImpl(caching.CompileResultCacheImpl):

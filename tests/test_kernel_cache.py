@@ -85,7 +85,7 @@ def test_numba_compiles_as_usual_after_kernels_were_loaded_the_fast_way(warm_cac
     assert lines[5] == "True"  # compiling installed the registries
 
 
-def test_kernels_load_as_numba_loads_them_where_its_internals_differ(warm_cache, monkeypatch):
+def test_kernels_load_as_numba_loads_them_where_its_internals_differ(warm_cache):
     """With FAST_LOAD off (what an unexpected Numba gives), KernelCache is Numba's FunctionCache."""
     cache, compiled = warm_cache
     script = "import ctxselect._kernel_cache as k; k.FAST_LOAD = False\n" + LOADED

@@ -124,5 +124,5 @@ class Signals:
             return []
         counts = np.bincount(self.clusters)
         order = self.clusters.argsort(kind="stable")
-        bounds = [0, *counts.cumsum().tolist()]  # Python ints: a slice a group without NumPy scalars
+        bounds = [0, *counts.cumsum().tolist()]  # Python ints: each group sliced without NumPy scalars
         return [order[bounds[c]:bounds[c + 1]] for c in (counts >= 2).nonzero()[0].tolist()]

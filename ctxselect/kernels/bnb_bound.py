@@ -9,7 +9,8 @@ solved exactly in order; the bound is
     L(λ, μ, ν) = λ·hi + Σ_G μ_G + Σ_a max(0, g_a − ν_a) + (that sum)
 
 and L ≥ the optimum for every λ, μ, ν in range (weak duality). λ starts by bisection on the
-budget's subgradient, then projected subgradient steps (Polyak's) move all three.
+budget's subgradient, then (above ROOT_STEPS_FROM items) projected subgradient steps (Polyak's) move
+all three.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ import numpy as np
 
 from ctxselect._config import serial
 
-#: Subgradient steps at the root (each O(m), a sort when a cap binds). A tighter bound proves more
+#: Subgradient steps at the root above ROOT_STEPS_FROM items (each O(m), a sort when a cap binds; the
+#: n = 200 figures below were measured before small models took none). A tighter bound proves more
 #: searches within the node limit, so CP-SAT (10-30 ms) runs less often. Measured against 40 steps
 #: (benchmarks/latency.py instances, the same calls in turn, 2026-12-02): at n = 2,000 the search
 #: stopped at its limit on 16 instead of 22 of 40 cores (13 instead of 18 of 30 in another run), and

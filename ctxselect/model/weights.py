@@ -77,11 +77,12 @@ class ObjectiveWeights:
             Not a mapping (field ``weights``), an unknown name or a weight that is not a finite
             number in [0, :data:`~ctxselect.model.validation.MAX_WEIGHT`] (field ``weights.NAME``).
         """
-        if data is None or isinstance(data, ObjectiveWeights):
-            return cls() if data is None else data
-        checks.mapping(data, "weights", "an object of objective weights")
-        if cls is ObjectiveWeights and not data:  # no weight given: the defaults
-            return _DEFAULTS
+        if isinstance(data, ObjectiveWeights):
+            return data
+        if data is not None:
+            checks.mapping(data, "weights", "an object of objective weights")
+        if not data:  # no weight given (None or {}): the defaults
+            return _DEFAULTS if cls is ObjectiveWeights else cls()
         valid = [f.name for f in fields(cls)]
         for key in data:
             if key not in valid:
@@ -95,8 +96,8 @@ class ObjectiveWeights:
         return max(self.query_coverage, self.expansion, self.title_link, self.time_match, self.source_match) > 0
 
 
-#: The default weights, made (and checked) once: ``from_mapping`` of an empty mapping returns them (15 us a call
-#: at 200 candidates to check the 14 defaults again; a frozen dataclass, equal to any ``ObjectiveWeights()``).
+#: The default weights, made (and checked) once: ``from_mapping`` of None or an empty mapping returns them (15 us
+#: a call at 200 candidates to check the 14 defaults again; a frozen dataclass, equal to any ``ObjectiveWeights()``).
 _DEFAULTS = ObjectiveWeights()
 
 

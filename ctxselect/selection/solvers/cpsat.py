@@ -4,8 +4,9 @@ data → model → variables → constraints → objective → solve, as the OR-
 model is built by filling its proto directly (3–4x faster than the Python operators at n = 1,000),
 with integer coefficients scaled by :data:`SCALE`. CP-SAT runs with one worker and
 ``linearization_level=2`` (the pair linearisation's LP bound is what proves optimality), a fixed
-seed (same input, same selection) and a time limit, and it is hinted with the best baseline, so
-``optimal`` is never worse than that baseline whenever the baseline satisfies the model.
+seed (same input, same selection) and a time limit, and it is hinted with the best baseline (or the
+branch and bound's best selection, when that is better), so ``optimal`` is never worse than that
+baseline whenever the baseline satisfies the model.
 
 Large candidate sets are cut to a core: every eligible chunk up to ``exact_up_to`` (the whole
 problem, proven optimal); beyond it the ``core_size`` chunks the LP relaxation values most,
@@ -14,7 +15,8 @@ reported as ``feasible`` with a bound for the whole problem (the LP relaxation o
 the per-source caps: :func:`ctxselect.selection.solvers.core.upper_bound`). Our branch and bound
 (:mod:`ctxselect.selection.solvers.exact`) runs first on the same model of the same core (the whole
 set up to EXACT_MAX_CORE, the values' core below LP_CORE_FROM eligible): its proof is the answer,
-else its best selection is CP-SAT's hint.
+else CP-SAT is hinted with the better of its best selection and the best baseline
+(:mod:`ctxselect.selection.solvers.hints`: the baselines are made only when read).
 """
 
 from __future__ import annotations
@@ -154,7 +156,7 @@ def solve_optimal(
     *,
     enforce_gate: bool,
     enforce_sources: bool,
-    hint: np.ndarray | Callable[[], np.ndarray | None] | None,
+    hint: Callable[[], np.ndarray | None] | None,
     time_limit: float,
     core_size: int,
     core_extra: Sequence[np.ndarray] = (),
@@ -172,11 +174,11 @@ def solve_optimal(
     limit (the LP's core too, up to QUICK_MAX_CORE chunks), and its best selection is the answer;
     CP-SAT runs only when it finds none, does not take the model or the core is larger.
 
-    ``hint`` (a selection over all candidates) may be a callable that makes it: it is called only
-    when needed, never when the branch and bound proves the whole eligible set's optimum without a
-    first incumbent; when the search stops at a limit, CP-SAT is hinted with the better of its best
-    selection and the hint. ``core_extra`` (selections the core holds) is read only for a core
-    smaller than the eligible set."""
+    ``hint`` makes a selection over all candidates (a callable, or None for none): it is called only
+    when needed. The branch and bound searches the whole eligible set without a first incumbent (a
+    proof needs none), a smaller core from the hint; when the search stops at a limit, CP-SAT is
+    hinted with the better of its best selection and the hint. ``core_extra`` (selections the core
+    holds) is read only for a core smaller than the eligible set."""
     started = time.perf_counter()
     packed = problem.packed
     reqs = packed.requirements
@@ -195,7 +197,7 @@ def solve_optimal(
     exact_fits = core_is_full or int(problem.eligible.sum()) < LP_CORE_FROM or quick
     small = len(core) <= (QUICK_MAX_CORE if quick else EXACT_MAX_CORE)
     if small and exact_fits and not maximize_sources and sources_met is None:
-        first = None if callable(hint) and core_is_full and not quick else made(hint)  # a proof needs none
+        first = None if core_is_full and not quick else made(hint)  # a proof of the whole set needs none
         exact = solve_exact(problem, enforce_gate=enforce_gate, enforce_sources=enforce_sources, ceiling=ceiling,
                             hint=first, deadline=started + (time_limit if quick else EXACT_SHARE * time_limit),
                             core=core, node_limit=10**12 if quick else NODE_LIMIT if core_is_full else CORE_NODE_LIMIT)
@@ -209,12 +211,12 @@ def solve_optimal(
         if exact is not None and exact.status == "infeasible":
             return OptimalResult(None, "infeasible", math.inf, -math.inf, core_is_full, exact.timings)
         if exact is not None:  # a limit: its best selection is CP-SAT's hint (the hint's, when that is better)
-            hint = made(hint)
+            hint = first if first is not None else made(hint)  # (made once)
             if exact.mask is not None and (first is not None or not better(
                     problem, hint, exact.mask, enforce_gate, enforce_sources, ceiling)):
                 hint = exact.mask
             extra = {"exact": sum(exact.timings.values())}
-    hint = made(hint)
+    hint = made(hint)  # (unless the search's branch above made it)
     loading = solver_loaded()  # OR-Tools' import, a process's first time: not counted against time_limit
     if loading:
         started, extra = started + loading, {**extra, "load": loading}

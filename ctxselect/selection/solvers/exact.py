@@ -241,10 +241,11 @@ def run_search(args: tuple, node_limit: int, deadline: float, steps: int | None 
         args[10], args[11]
     ia_ptr, ia_asp, gain = args[16], args[17], args[18]
     found, best = _evaluate(args[-1], *args[:-1])
+    if steps is None:
+        steps = ROOT_STEPS if len(w) > ROOT_STEPS_FROM else 0
     wf, tf = w.astype(np.float64), t.astype(np.float64)
     lam, mu, nu, _ = _root_multipliers(wf, tf, float(hi), khi, src, caps, ig_ptr, ig_grp, mu_cap, ia_ptr, ia_asp,
-                                       gain.astype(np.float64), float(best) if found else -np.inf,
-                                       (ROOT_STEPS if len(w) > ROOT_STEPS_FROM else 0) if steps is None else steps)
+                                       gain.astype(np.float64), float(best) if found else -np.inf, steps)
     r = _reduced(wf, tf, lam, mu, nu, ig_ptr, ig_grp, ia_ptr, ia_asp)
     return _search(*args, lam, mu, nu, r, int(node_limit), float(deadline) - time.perf_counter())
 

@@ -29,9 +29,9 @@ class Baselines(Sequence):
         return len(self.METHODS)
 
     def __getitem__(self, k):
-        return self.made()[k]
+        return self.selections()[k]
 
-    def made(self) -> list[np.ndarray]:
+    def selections(self) -> list[np.ndarray]:
         """The selections, made now if not yet."""
         if self._masks is None:
             t0 = time.perf_counter()
@@ -52,7 +52,7 @@ def best_hint(problem: Problem, candidates: Sequence[np.ndarray], enforce_gate: 
 
 
 def made(hint):
-    """A hint given as a callable, made; any other as it is."""
+    """The selection a hint's callable makes (None for no hint; a selection as it is)."""
     return hint() if callable(hint) else hint
 
 

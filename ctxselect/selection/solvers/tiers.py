@@ -118,7 +118,7 @@ def _run_tiers(problem: Problem, *, enforce_gate: bool, time_limit: float, core_
         late = remaining < least and not tried  # (what is left would not let the solver start)
         if late:  # the stages before the solver overran the limit: a short grace on the core, said
             before = sum(timings.get(k, 0.0) for k in ("pack", "signals", "problem"))
-            baseline_masks.made()  # (the core holds them, and the reason says what they took)
+            baseline_masks.selections()  # now: the reason below says what they took (timings['baselines'])
             spent = ("spent before the solver" if remaining <= 0 else
                      f"left the solver {remaining:.2g} s, less than its least grace of {least:.2g} s")
             overrun = (f"time limit of {time_limit:g} s {spent} (packing, signals and the "
@@ -170,14 +170,15 @@ def _run_tiers(problem: Problem, *, enforce_gate: bool, time_limit: float, core_
                 return result.mask, info
             # the model holds in integers but not in exact arithmetic (rounded coefficients): a
             # baseline that satisfies the tier is returned instead, never a false "infeasible"
-            if satisfies(problem, hint(), enforce_gate=gate_on, enforce_sources=sources_on,
-                         ceiling=enforce_gate) and sources_met(problem, hint()) >= (target or 0):
+            baseline = hint()
+            if satisfies(problem, baseline, enforce_gate=gate_on, enforce_sources=sources_on,
+                         ceiling=enforce_gate) and sources_met(problem, baseline) >= (target or 0):
                 info.update(status="feasible", bound=None,
                             reason="the solver's selection broke a condition in exact arithmetic "
                                    "(its coefficients are rounded); the best baseline that meets it is returned")
                 if target is not None:
-                    info["infeasible"] += _best_effort_notes(problem, hint(), most_proven)
-                return hint(), info
+                    info["infeasible"] += _best_effort_notes(problem, baseline, most_proven)
+                return baseline, info
         if result.status == "unknown":
             return _fallback(problem, hint(), gate_on, sources_on, info,
                              (f"{late_start[0]}; CP-SAT found no selection in a grace of {remaining:.2g} s"

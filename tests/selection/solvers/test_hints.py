@@ -41,7 +41,7 @@ def test_the_baselines_are_made_once_and_only_when_read(baseline_calls):
     assert len(masks) == 2 and not baseline_calls and "baselines" not in timings
     first = masks[0]
     assert baseline_calls == [Method.GREEDY, Method.DENSITY] and timings["baselines"] >= 0
-    assert masks[0] is first and list(masks)[1] is masks.made()[1] and len(baseline_calls) == 2
+    assert masks[0] is first and list(masks)[1] is masks.selections()[1] and len(baseline_calls) == 2
     assert np.array_equal(first, BASELINES[Method.GREEDY](problem)[0])
 
 
