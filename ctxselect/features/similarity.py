@@ -10,6 +10,7 @@ no n x n matrix is ever built."""
 from __future__ import annotations
 
 import itertools
+import math
 import time
 from contextlib import nullcontext
 
@@ -30,7 +31,7 @@ from ctxselect.kernels.minhash import (
 from ctxselect.kernels.norms import _unit_rows
 from ctxselect.kernels.words import _signatures, _signatures_serial
 from ctxselect.model import validation as checks
-from ctxselect.model.embeddings import HeldRows, stack_rows
+from ctxselect.model.embeddings import MAX_EMBEDDING_ABS, HeldRows, check_rows, stack_rows
 from ctxselect.packing import text_buffer
 
 __all__ = ["cosine_may_cut", "cosine_pairs", "cosine_pairs_until", "signature_rows", "text_signatures", "minhash_pairs",
@@ -88,7 +89,7 @@ def normalised_rows(embeddings: np.ndarray, ids=None, *, kept: bool = False) -> 
         raise InputError(field="embeddings", expected="an (n, d) array, one row per chunk",
                          found=f"an array of shape {emb.shape}")
     out = scratch("unit rows" if kept else None, emb.shape, np.float32)
-    row = int(_unit_rows(emb, out))
+    row = int(_unit_rows(emb, out, math.inf))
     if row >= 0:
         raise InputError(candidate_id=None if ids is None else ids[row], candidate_index=row,
                          field="embedding", expected="finite numbers", found="NaN or infinity")
@@ -103,15 +104,19 @@ def _normalised_held_rows(rows: HeldRows, ids=None, kept: bool = False) -> np.nd
     """:func:`normalised_rows` of the (n, d) matrix the 1-d float64 ``rows``
     (:func:`ctxselect.model.embeddings.held_rows`) make, bit for bit, without making it: they are
     copied :data:`HELD_BLOCK_ROWS` at a time into one small block that is reused, and checked there
-    as a stacked matrix is (:func:`~ctxselect.model.embeddings.stack_rows`: ``ids`` names a bad row)."""
+    as a stacked matrix is (the kernel finds a NaN, an infinity or a value past
+    :data:`~ctxselect.model.embeddings.MAX_EMBEDDING_ABS`, and
+    :func:`~ctxselect.model.embeddings.check_rows` raises its error: ``ids`` names the row)."""
     n, d = len(rows), len(rows[0])
     ids = [None] * n if ids is None else ids
     out = scratch("unit rows" if kept else None, (n, d), np.float32)
     block = scratch("held block" if kept else None, (min(n, HELD_BLOCK_ROWS), d), np.float64)
     for lo in range(0, n, len(block)):
         hi = min(lo + len(block), n)
-        part = stack_rows(rows, ids, lo, hi, block[: hi - lo])  # read-only, as a packed matrix: one compiled kernel
-        _unit_rows(part, out[lo:hi])  # (finite: checked)
+        part = stack_rows(rows, ids, lo, hi, block[: hi - lo], check=False)  # read-only, as a packed matrix
+        if _unit_rows(part, out[lo:hi], MAX_EMBEDDING_ABS) >= 0:  # (one compiled kernel for both)
+            check_rows(part, ids, lo)
+            raise RuntimeError("ctxselect: the unit rows kernel and check_rows disagree on a row")  # a bug, never input
     return out
 
 

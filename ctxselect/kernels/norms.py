@@ -89,17 +89,19 @@ def _squares(row, prog_lo, prog_n, sums):
 
 
 @serial
-def _unit_rows(emb, out):
+def _unit_rows(emb, out, limit):
     """Each row of ``emb`` (float64) divided by its Euclidean norm, into ``out`` (float32, the same
     shape); a zero row stays zero (divided by 1), a row whose squares overflow becomes zero (divided
     by infinity). The squares are summed in the order of NumPy's pairwise summation, so a norm here is
     ``np.linalg.norm``'s (checked equal bit for bit for d = 1 to 3,072), but for a row whose squares sum
     below :data:`TINY_SQUARES`: it is divided by its largest absolute value m, then by the norm of the
     row over m, so a row of tiny values (1e-170, say, whose squares are 0) points where the row points,
-    as cosine similarity says, not nowhere. Returns the first row holding a NaN or an infinity (-1: none); rows
-    after it are not written. A row's values are looked at one by one only when its norm is not finite
-    or tiny (at 2,000 x 384: 0.77 against 1.0 ms with a check of every value first). One pass instead
-    of NumPy's four, without their (n, d) float64 temporaries."""
+    as cosine similarity says, not nowhere. Returns the first row holding a NaN, an infinity or a value
+    whose magnitude passes ``limit`` (at least 1; -1: none); rows after it are not written. A row's
+    values are looked at one by one only when its norm is not finite, passes ``limit`` (no value's
+    magnitude passes the norm: its square is a term of the sum) or is tiny (at 2,000 x 384: 0.77
+    against 1.0 ms with a check of every value first). One pass instead of NumPy's four, without their
+    (n, d) float64 temporaries; with the range checked here, not in two NumPy passes before."""
     n, d = emb.shape
     prog_lo, prog_n = _pairwise_program(d)
     sums = np.empty(prog_lo.shape[0] + 1, dtype=np.float64)
@@ -107,9 +109,9 @@ def _unit_rows(emb, out):
         row = emb[i]
         squares = _squares(row, prog_lo, prog_n, sums)
         norm = np.sqrt(squares)
-        if not np.isfinite(norm):  # a NaN or an infinity, or squares that overflow: look (never on good rows)
-            for k in range(d):
-                if not np.isfinite(row[k]):
+        if not np.isfinite(norm) or norm > limit:  # a NaN, an infinity, squares that overflow, or a norm past
+            for k in range(d):                      # the limit: look (never on rows of a norm within it)
+                if not np.isfinite(row[k]) or abs(row[k]) > limit:
                     return i
         elif squares < TINY_SQUARES:  # tiny values (or a zero row): the norm over the largest value
             largest = 0.0

@@ -18,7 +18,7 @@ import numpy as np
 
 from ctxselect.errors import InputError
 
-__all__ = ["MAX_EMBEDDING_ABS", "vector", "stack", "matrix", "HeldRows", "held_rows", "stack_rows"]
+__all__ = ["MAX_EMBEDDING_ABS", "vector", "stack", "matrix", "HeldRows", "held_rows", "stack_rows", "check_rows"]
 
 #: Embedding components beyond this size are an error: their squares would overflow the cosine.
 MAX_EMBEDDING_ABS = 1e100
@@ -260,17 +260,26 @@ def held_rows(values: Sequence[Any]) -> HeldRows | None:
 
 
 def stack_rows(rows: HeldRows, ids: Sequence[str], lo: int = 0, hi: int | None = None,
-               out: np.ndarray | None = None) -> np.ndarray:
+               out: np.ndarray | None = None, *, check: bool = True) -> np.ndarray:
     """Rows ``lo .. hi`` of :func:`held_rows` as one read-only (hi - lo, d) float64 matrix (into
     ``out``, a C-contiguous float64 array of that shape, when given), their values checked as
     :func:`stack` checks them: a NaN, an infinity or a value beyond :data:`MAX_EMBEDDING_ABS` is
-    the same :class:`InputError`, naming ``ids[i]``."""
+    the same :class:`InputError`, naming ``ids[i]``. ``check=False``: not checked; the caller
+    checks them (the cosine's unit rows kernel) and calls :func:`check_rows` on a bad one."""
     hi = len(rows) if hi is None else hi
     if out is None:
         out = np.empty((hi - lo, len(rows[0])), dtype=np.float64)
     np.concatenate(rows[lo:hi], out=out.reshape(-1))
-    _raise_out_of_range(out, ids, lambda i: "embedding", offset=lo)
+    if check:
+        check_rows(out, ids, lo)
     return _readonly(out)
+
+
+def check_rows(mat: np.ndarray, ids: Sequence[str], offset: int = 0) -> None:
+    """The :class:`InputError` of :func:`stack_rows` for the first row of ``mat`` (candidate
+    ``offset + i``, named ``ids[offset + i]``) that holds a NaN, an infinity or a value beyond
+    :data:`MAX_EMBEDDING_ABS`, if any."""
+    _raise_out_of_range(mat, ids, lambda i: "embedding", offset=offset)
 
 
 def _raise_out_of_range(mat: np.ndarray, ids: Sequence[str | None], field_of: Callable[[int], str],

@@ -2,6 +2,8 @@
 (tests/naive/signals.py) and NumPy's norm. Called directly, so it also runs interpreted
 (``NUMBA_DISABLE_JIT=1``)."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -9,9 +11,9 @@ from ctxselect.kernels.norms import TINY_SQUARES, _unit_rows
 from tests.naive.signals import naive_unit_rows
 
 
-def _unit_rows_of(emb):
+def _unit_rows_of(emb, limit=math.inf):
     out = np.full(emb.shape, np.float32(7.0))
-    return out, int(_unit_rows(np.ascontiguousarray(emb, dtype=np.float64), out))
+    return out, int(_unit_rows(np.ascontiguousarray(emb, dtype=np.float64), out, limit))
 
 
 @pytest.mark.parametrize("n,d", [(0, 3), (1, 1), (3, 7), (5, 8), (4, 9), (6, 128), (3, 129), (2, 384), (2, 1000)])
@@ -90,3 +92,27 @@ def test_the_smallest_values_and_the_threshold():
         row = np.array([[np.sqrt(squares), 0.0, 0.0]])
         got, bad = _unit_rows_of(row)
         assert bad == -1 and got.tolist() == [[1.0, 0.0, 0.0]] == naive_unit_rows(row.tolist())[0]
+
+
+@pytest.mark.parametrize("limit", [1.0, 1e100])
+def test_unit_rows_find_a_value_past_the_limit(limit):
+    """The first row with a value whose magnitude passes ``limit``: by a norm past it (one large value, or
+    many values each within it), by squares that overflow, and not a row whose values all stay within."""
+    rng = np.random.default_rng(5)
+    cases = [
+        [[0.5, -0.5], [limit * 1.5, 0.0], [np.nan, 1.0]],         # one value past: row 1
+        [[limit * 0.9] * 4, [-limit * 2, 1.0, 0.0, 0.0]],          # row 0: a norm past the limit, values within
+        [[0.1, 0.2], [1e160, 1.0], [1.0, 1.0]],                    # squares overflow: row 1
+        [[limit, -limit], [limit * 0.99, 1e-200]],                 # at the limit: within
+        rng.normal(size=(6, 50)).tolist(),
+    ]
+    for rows in cases:
+        emb = np.array(rows, dtype=np.float64)
+        got, bad = _unit_rows_of(emb, limit)
+        want, want_bad = naive_unit_rows(rows, limit)
+        assert bad == want_bad
+        assert got[: len(want)].tolist() == want
+    assert _unit_rows_of(np.array(cases[0]), limit)[1] == 1
+    assert _unit_rows_of(np.array(cases[1]), limit)[1] == 1
+    assert _unit_rows_of(np.array(cases[2]), limit)[1] == 1
+    assert _unit_rows_of(np.array(cases[3]), limit)[1] == -1

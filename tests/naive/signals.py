@@ -62,14 +62,14 @@ def _pairwise_squares(values):
     return _pairwise_squares(values[:half]) + _pairwise_squares(values[half:])
 
 
-def naive_unit_rows(rows):
-    """(each row over its norm, rounded to float32; the first row holding a NaN or an infinity, or -1).
-    A zero row is divided by 1; a row whose squares overflow by infinity; a row whose squares sum below
-    1e-290 by its largest absolute value m, then by the norm of the row over m. Rows from the bad one on
-    are not returned."""
+def naive_unit_rows(rows, limit=math.inf):
+    """(each row over its norm, rounded to float32; the first row holding a NaN, an infinity or a value
+    whose magnitude passes ``limit``, or -1). A zero row is divided by 1; a row whose squares overflow by
+    infinity; a row whose squares sum below 1e-290 by its largest absolute value m, then by the norm of
+    the row over m. Rows from the bad one on are not returned."""
     out = []
     for i, row in enumerate(rows):
-        if not all(math.isfinite(v) for v in row):
+        if not all(math.isfinite(v) and abs(v) <= limit for v in row):
             return out, i
         squares = _pairwise_squares(list(row))
         norm = math.sqrt(squares)
