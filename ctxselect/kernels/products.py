@@ -308,10 +308,19 @@ _int8_masks_serial = serial_twin(_int8_masks, "_int8_masks_serial")
 @serial
 def _row_step(row):
     """A row's int8 step ``inv`` (its largest magnitude / 127, float32; 0 for a zero row) and the factor
-    its components are rounded by (1 / inv in float64; 0 for a zero row)."""
-    largest = np.float32(0.0)
-    for x in row:
-        largest = max(largest, abs(x))
+    its components are rounded by (1 / inv in float64; 0 for a zero row). The largest magnitude in four
+    running maxima (one chain of dependent ``max`` took 0.5 ns a component, half of
+    :func:`_pack_columns8`'s time: 391 against 165 µs at 2,000 x 384); the rows are finite."""
+    d = row.shape[0]
+    m0 = m1 = m2 = m3 = np.float32(0.0)
+    k = 0
+    while k + 4 <= d:
+        m0, m1 = max(m0, abs(row[k])), max(m1, abs(row[k + 1]))
+        m2, m3 = max(m2, abs(row[k + 2])), max(m3, abs(row[k + 3]))
+        k += 4
+    largest = max(max(m0, m1), max(m2, m3))
+    for j in range(k, d):
+        largest = max(largest, abs(row[j]))
     inv = np.float32(np.float64(largest) / INT8_SCALE)
     return inv, _factor(inv)
 
