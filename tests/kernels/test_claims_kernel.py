@@ -32,6 +32,17 @@ EDGE_TEXTS = [
     "x" * 79 + " ab cd ef 5 units", "ab cd ef 5 units", "ΣΊΣΥΦΟΣ ΟΔΟΣ total losses were 5 units", "İstanbul traffic fell 5 units",
     "the of in a I per 5 units", "naïve café owners’ union 5 units", "😀 😀 alpha beta gamma 5 units",
 ]
+# the scan starts at the first digit or byte from 0x80 on, or at the month name before it: names before
+# it, with and without ".", ",", whitespace (tabs, NBSP, NEL), glued to a word or a digit, at the start
+MONTH_TEXTS = [
+    "March 3, 2021 storm outage district", "  March 3", "alpha beta gamma delta March.,  5 units",
+    "alpha beta gamma delta Mar.\t\n 3 units", "alpha beta gamma delta March,3 units", "alpha beta gamma delta March 3",
+    "alpha beta gamma delta_March 3, 2021", "alpha beta gamma delta xMarch 3", "alpha beta gamma delta March3 units",
+    "alpha beta gamma delta March\u00a03, 2021", "alpha beta gamma delta March\u00853 units",
+    "alpha beta gamma delta March \u00a0 3 units", "alpha beta gamma delta Marché 3 units", "May June July 4 units",
+    "alpha beta gamma delta sept. 9 units", "alpha beta gamma delta ,. 5 units", "alpha beta gamma delta dec .5 units",
+    "alpha beta gamma delta. 2021 March 3, 2021", "alpha beta gamma delta jan, 7 units and feb 8 units",
+]
 
 
 def entries(kernel, texts, max_chars=50_000, need=4, cap_bytes=4):
@@ -55,6 +66,16 @@ def test_edge_texts_match_twin(kernel):
     check(kernel, EDGE_TEXTS)
     check(kernel, EDGE_TEXTS, need=3)
     check(kernel, EDGE_TEXTS, max_chars=30)
+
+
+@pytest.mark.parametrize("kernel", KERNELS.values(), ids=KERNELS.keys())
+def test_month_names_before_the_first_digit_match_twin(kernel):
+    check(kernel, MONTH_TEXTS)
+    check(kernel, MONTH_TEXTS, need=3)
+    check(kernel, MONTH_TEXTS, max_chars=26)
+    got, _ = entries(kernel, MONTH_TEXTS)
+    dated = [t for t, row in enumerate(got) if UNIT_DATE in [u for _, u in row]]
+    assert dated == [2, 3, 5, 9, 10, 11, 14, 17, 18]  # the names read where the scan starts at them
 
 
 @pytest.mark.parametrize("kernel", KERNELS.values(), ids=KERNELS.keys())
