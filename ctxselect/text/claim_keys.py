@@ -35,7 +35,7 @@ from ctxselect.model.tokens import LETTERS, WORD_CHARACTERS, char_class
 from ctxselect.packing import text_buffer
 from ctxselect.text.words import STOPWORDS
 
-__all__ = ["texts_to_read", "claim_hints", "hinted_texts", "EXOTIC", "HAS_DIGIT", "candidate_keys", "key_of", "unit_key", "word_hash", "exotic_code_points", "CONTEXT_WINDOW",
+__all__ = ["texts_to_read", "claim_hints", "hinted_texts", "EXOTIC", "HAS_DIGIT", "candidate_keys", "byte_words", "key_of", "unit_key", "word_hash", "exotic_code_points", "CONTEXT_WINDOW",
            "CONTEXT_WORDS"]
 
 #: A claim's context words are read from this many characters before it (text/claims.py) ...
@@ -166,6 +166,15 @@ def unit_key(claim) -> int:
     return int(UNIT_PERCENT) if claim.unit == "%" else word_hash(claim.unit)
 
 
+def byte_words(buf: np.ndarray) -> tuple[np.ndarray, int]:
+    """The kernel's eight-byte view of ``buf`` (uint8, C-contiguous): (its bytes from ``align`` on as
+    uint64, every whole eight of them; ``align``), ``align`` the first position whose address is a multiple
+    of eight. No copy."""
+    align = -buf.ctypes.data % 8 if len(buf) else 0
+    count = max(len(buf) - align, 0) // 8
+    return buf[align:align + 8 * count].view(np.uint64), int(align)
+
+
 def candidate_keys(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, *, need: int = 4, max_chars: int,
                    window: int = CONTEXT_WINDOW):
     """The kernel's entries for the texts ``buf[starts[t]:ends[t]]``: (indptr, word keys, unit
@@ -181,18 +190,19 @@ def candidate_keys(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, *, nee
     edges = np.unique(np.concatenate(([0], np.searchsorted(read, np.arange(BLOCK_BYTES, total, BLOCK_BYTES)),
                                       [len(starts)])))
     kernel = _claim_keys_serial if total < SERIAL_BYTES else _claim_keys
+    words = byte_words(buf)
     parts = []
     for a, b in zip(edges[:-1].tolist(), edges[1:].tolist()):
-        part = kernel(buf, starts[a:b], ends[a:b], max_chars, window, need, *tables, exotic, CAP_BYTES)
+        part = kernel(buf, *words, starts[a:b], ends[a:b], max_chars, window, need, *tables, exotic, CAP_BYTES)
         over = (part[3] == 2).nonzero()[0]  # more entries than their slice holds: again, with room for all
         if len(over):
-            part = _splice(part, over, _claim_keys_serial(buf, starts[a:b][over], ends[a:b][over], max_chars, window,
-                                                          need, *tables, exotic, 0))
+            part = _splice(part, over, _claim_keys_serial(buf, *words, starts[a:b][over], ends[a:b][over], max_chars,
+                                                          window, need, *tables, exotic, 0))
         parts.append(part)
     if len(parts) == 1:
         return parts[0]
     if not parts:
-        return _claim_keys_serial(buf, starts, ends, max_chars, window, need, *tables, exotic, CAP_BYTES)
+        return _claim_keys_serial(buf, *words, starts, ends, max_chars, window, need, *tables, exotic, CAP_BYTES)
     indptr = np.zeros(len(starts) + 1, dtype=np.int64)
     np.concatenate([np.diff(p[0]) for p in parts]).cumsum(out=indptr[1:])
     return (indptr, *(np.concatenate([p[k] for p in parts]) for k in (1, 2, 3)))

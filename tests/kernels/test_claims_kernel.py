@@ -15,7 +15,7 @@ import pytest
 
 from ctxselect.kernels.claims import UNIT_ANY, UNIT_DATE, UNIT_NONE, UNIT_PERCENT, _claim_keys, _claim_keys_serial
 from ctxselect.packing import text_buffer
-from ctxselect.text.claim_keys import _stopword_table, candidate_keys, exotic_code_points, key_of, word_hash
+from ctxselect.text.claim_keys import _stopword_table, byte_words, candidate_keys, exotic_code_points, key_of, word_hash
 from tests.naive.claims import naive_claim_keys
 from tests.text.claim_texts import EXOTIC, seeded_fact_text, seeded_text
 
@@ -47,7 +47,8 @@ MONTH_TEXTS = [
 
 def entries(kernel, texts, max_chars=50_000, need=4, cap_bytes=4):
     buf, offsets = text_buffer(texts)
-    args = (buf if len(buf) else np.zeros(1, np.uint8), offsets[:-1], offsets[1:], max_chars, 80, need,
+    buf = buf if len(buf) else np.zeros(1, np.uint8)
+    args = (buf, *byte_words(buf), offsets[:-1], offsets[1:], max_chars, 80, need,
             *_stopword_table(), exotic_code_points(), cap_bytes)
     indptr, words, units, flags = kernel(*args)
     assert indptr.shape == (len(texts) + 1,) and words.shape == units.shape == (indptr[-1],)
@@ -212,3 +213,26 @@ def test_claim_hints_match_the_twin_on_random_texts(seed):
     want = [naive_claim_hints(t, max_chars=max_chars, read_chars=read_chars) for t in texts]
     assert hints(texts, max_chars, read_chars) == want
     assert any(f == 4 for f, _ in want) and any(f & 1 for f, _ in want)
+
+
+@pytest.mark.parametrize("kernel", KERNELS.values(), ids=KERNELS.keys())
+def test_every_alignment_of_texts_and_buffer_matches_twin(kernel):
+    """The first and last digit or lead byte are found eight bytes a step from the buffer's first aligned
+    address: texts shifted by 0 to 15 bytes, in a buffer that starts at each of eight addresses mod 8."""
+    base = ["alpha beta gamma delta March 3, 2021 and 45 units", "alpha beta gamma delta epsilon zeta eta theta 7",
+            "7 alpha beta gamma delta epsilon zeta eta theta iota kappa", "no digits here at all, only words and words",
+            "alpha beta gamma delta naïve 12 units élan", "alpha beta gamma delta 5 units" + " ab" * 9]
+    texts = [" " * k + t for k in range(16) for t in base]
+    data, offsets = text_buffer(texts)
+    tables = (*_stopword_table(), exotic_code_points())
+    for shift in range(8):
+        raw = np.zeros(len(data) + 16, dtype=np.uint8)
+        at = shift + (-raw.ctypes.data) % 8  # the buffer's first byte at an address of this remainder mod 8
+        buf = raw[at:at + len(data)]
+        buf[:] = data
+        words, align = byte_words(buf)
+        assert align == (-shift) % 8 and words.ctypes.data % 8 == 0
+        indptr, keys, units, flags = kernel(buf, words, align, offsets[:-1], offsets[1:], 50_000, 80, 4, *tables, 4)
+        got = [sorted(set(zip(keys[a:b].tolist(), units[a:b].tolist()))) for a, b in zip(indptr[:-1], indptr[1:])]
+        for t, text in enumerate(texts):
+            assert (got[t], int(flags[t])) == naive_claim_keys(text, max_chars=50_000, need=4), (shift, t, text)
