@@ -234,8 +234,9 @@ class HeldRows(tuple):
 def held_rows(values: Sequence[Any]) -> HeldRows | None:
     """``values`` as they are when they are validated candidates' own embeddings (each a read-only
     1-d float64 array that owns its data, as :func:`vector` makes them, all of one length), else
-    None. Their values are checked again where they are read (:func:`stack_rows`), as a row's
-    owner can make it writeable, change it and make it read-only again.
+    None. Their values are checked again where they are read (:func:`stack_rows`; the cosine's unit
+    rows kernel, then :func:`check_rows`), as a row's owner can make it writeable, change it and make
+    it read-only again.
 
     A query's validated :class:`~ctxselect.model.candidate.Candidate` objects then need no
     matrix of their own: the rows are normalised a block at a time (:func:`stack_rows`), and the

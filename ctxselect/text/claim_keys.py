@@ -35,8 +35,8 @@ from ctxselect.model.tokens import LETTERS, WORD_CHARACTERS, char_class
 from ctxselect.packing import text_buffer
 from ctxselect.text.words import STOPWORDS
 
-__all__ = ["texts_to_read", "claim_hints", "hinted_texts", "EXOTIC", "HAS_DIGIT", "candidate_keys", "byte_words", "key_of", "unit_key", "word_hash", "exotic_code_points", "CONTEXT_WINDOW",
-           "CONTEXT_WORDS"]
+__all__ = ["texts_to_read", "claim_hints", "hinted_texts", "EXOTIC", "HAS_DIGIT", "candidate_keys", "byte_words",
+           "key_of", "unit_key", "word_hash", "exotic_code_points", "CONTEXT_WINDOW", "CONTEXT_WORDS"]
 
 #: A claim's context words are read from this many characters before it (text/claims.py) ...
 CONTEXT_WINDOW = 80

@@ -222,6 +222,7 @@ def test_every_alignment_of_texts_and_buffer_matches_twin(kernel):
     base = ["alpha beta gamma delta March 3, 2021 and 45 units", "alpha beta gamma delta epsilon zeta eta theta 7",
             "7 alpha beta gamma delta epsilon zeta eta theta iota kappa", "no digits here at all, only words and words",
             "alpha beta gamma delta naïve 12 units élan", "alpha beta gamma delta 5 units" + " ab" * 9]
+    base += ["alpha beta gamma delta 5 units " + word + " ab cd" for word in EXOTIC]  # flagged: a lead byte last
     texts = [" " * k + t for k in range(16) for t in base]
     data, offsets = text_buffer(texts)
     tables = (*_stopword_table(), exotic_code_points())
@@ -236,3 +237,4 @@ def test_every_alignment_of_texts_and_buffer_matches_twin(kernel):
         got = [sorted(set(zip(keys[a:b].tolist(), units[a:b].tolist()))) for a, b in zip(indptr[:-1], indptr[1:])]
         for t, text in enumerate(texts):
             assert (got[t], int(flags[t])) == naive_claim_keys(text, max_chars=50_000, need=4), (shift, t, text)
+        assert flags.tolist().count(1) == 16 * len(EXOTIC)  # each exotic text, at every shift
