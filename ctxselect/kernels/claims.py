@@ -18,11 +18,8 @@ start (Python reads 40 from the number's end), "%" after "%" or "per", and the w
 word. A text with a code point of ``exotic`` (where the buffer cannot stand for the patterns run on the
 original: non-ASCII digits, whitespace in words, lower-casings that change the length) is flagged 1,
 one whose entries overflow its slice 2: neither gets entries (the caller reads them in Python). The
-final sigma is hashed as sigma (``str.lower`` picks one by context). Bytes after a text's last ASCII
-digit and last lead byte (0xC0 on) are not scanned: no start nor exotic code point lies there; nor
-those before its first ASCII digit or byte from 0x80 on but for a month name right before it (the
-generated texts of benchmarks/latency.py, warm: 1.42 -> 0.99 ms at n = 2,000, 147 -> 126 µs at 200;
-the byte loop takes ~2.4 ns a byte where words begin with a month's initial every few bytes)."""
+final sigma is hashed as sigma (``str.lower`` picks one by context). No start nor exotic code point lies
+outside the bytes :mod:`ctxselect.kernels.scan_bounds` gives each text: only those are scanned."""
 
 from __future__ import annotations
 
@@ -290,73 +287,18 @@ def _context(buf, start, pos, ci, window, need, slots, offsets, raw, max_stop):
     return True, pair_key(second, last)
 
 
-_HIGH, _LOW7 = uint64(0x8080808080808080), uint64(0x7F7F7F7F7F7F7F7F)
-_FROM_0, _PAST_9 = uint64(0x5050505050505050), uint64(0x4646464646464646)  # + a byte: bit 7 from "0" on, past "9"
-
-
 @serial
-def _digits8(x):
-    """Bit 7 of each byte of the eight in ``x`` that is an ASCII digit (a byte's sum stays in its byte)."""
-    low = x & _LOW7
-    return (low + _FROM_0) & ~(low + _PAST_9) & ~x & _HIGH
-
-
-@serial
-def _last_stop(buf, words, align, start, stop):
-    """The position after the last ASCII digit or lead byte (0xC0 on) of buf[start:stop] (``start`` if none):
-    byte by byte to a word boundary, then eight bytes a step (``words``: buf's bytes from ``align`` on as
-    uint64; a byte's bits 7 and 6 set: a lead byte), then byte by byte."""
-    while stop > start and (stop - align) % 8 != 0 and buf[stop - 1] < 0xC0 and not 48 <= buf[stop - 1] <= 57:
-        stop -= 1
-    if (stop - align) % 8 == 0:
-        while stop - 8 >= max(start, align):
-            x = words[(stop - align) // 8 - 1]
-            if (_digits8(x) | (x & (x << uint64(1)) & _HIGH)) != 0:
-                break
-            stop -= 8
-    while stop > start and buf[stop - 1] < 0xC0 and not 48 <= buf[stop - 1] <= 57:
-        stop -= 1
-    return stop
-
-
-@serial
-def _first_stop(buf, words, align, scan, stop):
-    """The position of the first ASCII digit or byte from 0x80 on in buf[scan:stop] (``stop`` if none), as
-    :func:`_last_stop` reads, forwards."""
-    while scan < stop and (scan - align) % 8 != 0 and buf[scan] < 0x80 and not 48 <= buf[scan] <= 57:
-        scan += 1
-    if scan >= align and (scan - align) % 8 == 0:
-        while scan + 8 <= stop and ((words[(scan - align) // 8] & _HIGH) | _digits8(words[(scan - align) // 8])) == 0:
-            scan += 8
-    while scan < stop and buf[scan] < 0x80 and not 48 <= buf[scan] <= 57:
-        scan += 1
-    return scan
-
-
-@serial
-def _scan_texts(buf, words, align, starts, ends, first, last, max_chars, window, need, slots, offsets, raw, max_stop,
-                exotic, out_w, out_u, slot, counts, flags):
+def _scan_texts(buf, scan_from, scan_to, starts, ends, first, last, max_chars, window, need, slots, offsets, raw,
+                max_stop, exotic, out_w, out_u, slot, counts, flags):
     """Texts first..last-1: entries into out_w / out_u [slot[t]:slot[t + 1]], their number into ``counts``,
     ``flags`` 1 (exotic) or 2 (overflow; both count 0). The byte loop calls helpers only at a possible start (a
-    call with arrays costs reference-count atomics the threads share); it starts near the first digit or byte
-    from 0x80 on and ends at the last digit or lead byte, both found eight bytes a step (``words``, ``align``:
-    :func:`_last_stop`)."""
+    call with arrays costs reference-count atomics the threads share); it reads ``scan_from[t]:scan_to[t]``."""
     units = np.zeros(3, dtype=np.uint64)
     for t in range(first, last):
         start, end, at, cap = starts[t], ends[t], slot[t], slot[t + 1] - slot[t]
-        count, flag, continuation, previous = 0, 0, 0, 0  # char index: pos - start - continuation
-        stop = _last_stop(buf, words, align, start, end)
-        # Nor before the first ASCII digit or byte from 0x80 on (``scan``), but for a month name whose
-        # ``\.?,?\s+\d`` runs up to it: the loop starts at the letters before ASCII whitespace, a "," and
-        # a "." before it (a pure ASCII stretch: no continuation byte, each byte's class its own).
-        scan = _first_stop(buf, words, align, start, stop)
-        while scan > start and ((9 <= buf[scan - 1] <= 13) or (28 <= buf[scan - 1] <= 32)):
-            scan -= 1
-        scan -= scan > start and buf[scan - 1] == 44
-        scan -= scan > start and buf[scan - 1] == 46
-        while scan > start and 97 <= (buf[scan - 1] | 0x20) <= 122:
-            scan -= 1
-        previous = _CLASSES[buf[scan - 1]] if scan > start else 0
+        count, flag, continuation = 0, 0, 0  # char index: pos - start - continuation (none before scan_from)
+        scan, stop = scan_from[t], scan_to[t]
+        previous = _CLASSES[buf[scan - 1]] if scan > start else 0  # (ASCII before scan: a byte's class is its own)
         for pos in range(scan, stop):
             b = buf[pos]
             late = pos - start >= max_chars and pos - start - continuation >= max_chars  # no start from here
@@ -412,13 +354,11 @@ def _compact(scratch_w, scratch_u, slot, counts):
 
 
 @parallel
-def _claim_keys(buf, words, align, starts, ends, max_chars, window, need, slots, offsets, raw, exotic, cap_bytes):
-    """Per text (``buf[starts[t]:ends[t]]``): its entries as CSR (indptr, word keys, unit keys) and
-    a flag (0; 1 exotic; 2 overflowed: both without entries). ``words``: the bytes of ``buf`` from
-    ``align`` on as uint64, every whole eight of them (``ctxselect.text.claim_keys.byte_words``; may be
-    empty). ``need`` >= 3 (two whole words). Each
-    text writes its own scratch slice: one entry per ``cap_bytes`` bytes read plus four (0: room for
-    any text, as a start has at most three entries and starts are two bytes apart or more)."""
+def _claim_keys(buf, scan_from, scan_to, starts, ends, max_chars, window, need, slots, offsets, raw, exotic, cap_bytes):
+    """Per text (``buf[starts[t]:ends[t]]``, its bytes scan_from[t]:scan_to[t] read: ``_scan_bounds``): its
+    entries as CSR (indptr, word keys, unit keys) and a flag (0; 1 exotic; 2 overflowed: both without
+    entries). ``need`` >= 3 (two whole words). Each text writes its own scratch slice: one entry per
+    ``cap_bytes`` bytes read plus four (0: room for any text: three entries a start, starts 2+ bytes apart)."""
     n = starts.shape[0]
     max_stop = np.max(np.diff(offsets)) if offsets.shape[0] > 1 else 0
     slot = np.zeros(n + 1, dtype=np.int64)
@@ -429,8 +369,8 @@ def _claim_keys(buf, words, align, starts, ends, max_chars, window, need, slots,
     counts, flags = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.uint8)
     chunks = min(n, _CHUNKS)
     for c in prange(chunks):
-        _scan_texts(buf, words, align, starts, ends, c * n // chunks, (c + 1) * n // chunks, max_chars, window, need,
-                    slots, offsets, raw, max_stop, exotic, scratch_w, scratch_u, slot, counts, flags)
+        _scan_texts(buf, scan_from, scan_to, starts, ends, c * n // chunks, (c + 1) * n // chunks, max_chars, window,
+                    need, slots, offsets, raw, max_stop, exotic, scratch_w, scratch_u, slot, counts, flags)
     return (*_compact(scratch_w, scratch_u, slot, counts), flags)
 
 

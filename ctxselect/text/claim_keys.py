@@ -31,6 +31,7 @@ from ctxselect._config import SERIAL_BYTES
 from ctxselect.kernels.claim_hints import EXOTIC, HAS_DIGIT, MAY_HOLD_DATE, _claim_hints
 from ctxselect.kernels.claims import (SCAN_EXTRA, UNIT_DATE, UNIT_PERCENT, _claim_keys, _claim_keys_serial,
                                      _shared_texts)
+from ctxselect.kernels.scan_bounds import _scan_bounds
 from ctxselect.model.tokens import LETTERS, WORD_CHARACTERS, char_class
 from ctxselect.packing import text_buffer
 from ctxselect.text.words import STOPWORDS
@@ -190,19 +191,22 @@ def candidate_keys(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, *, nee
     edges = np.unique(np.concatenate(([0], np.searchsorted(read, np.arange(BLOCK_BYTES, total, BLOCK_BYTES)),
                                       [len(starts)])))
     kernel = _claim_keys_serial if total < SERIAL_BYTES else _claim_keys
-    words = byte_words(buf)
+    scan_from, scan_to = _scan_bounds(buf, *byte_words(buf), starts, ends)
     parts = []
     for a, b in zip(edges[:-1].tolist(), edges[1:].tolist()):
-        part = kernel(buf, *words, starts[a:b], ends[a:b], max_chars, window, need, *tables, exotic, CAP_BYTES)
+        part = kernel(buf, scan_from[a:b], scan_to[a:b], starts[a:b], ends[a:b], max_chars, window, need, *tables,
+                      exotic, CAP_BYTES)
         over = (part[3] == 2).nonzero()[0]  # more entries than their slice holds: again, with room for all
         if len(over):
-            part = _splice(part, over, _claim_keys_serial(buf, *words, starts[a:b][over], ends[a:b][over], max_chars,
-                                                          window, need, *tables, exotic, 0))
+            part = _splice(part, over, _claim_keys_serial(buf, scan_from[a:b][over], scan_to[a:b][over],
+                                                          starts[a:b][over], ends[a:b][over], max_chars, window, need,
+                                                          *tables, exotic, 0))
         parts.append(part)
     if len(parts) == 1:
         return parts[0]
     if not parts:
-        return _claim_keys_serial(buf, *words, starts, ends, max_chars, window, need, *tables, exotic, CAP_BYTES)
+        return _claim_keys_serial(buf, scan_from, scan_to, starts, ends, max_chars, window, need, *tables, exotic,
+                                  CAP_BYTES)
     indptr = np.zeros(len(starts) + 1, dtype=np.int64)
     np.concatenate([np.diff(p[0]) for p in parts]).cumsum(out=indptr[1:])
     return (indptr, *(np.concatenate([p[k] for p in parts]) for k in (1, 2, 3)))

@@ -14,9 +14,10 @@ import numpy as np
 import pytest
 
 from ctxselect.kernels.claims import UNIT_ANY, UNIT_DATE, UNIT_NONE, UNIT_PERCENT, _claim_keys, _claim_keys_serial
+from ctxselect.kernels.scan_bounds import _scan_bounds
 from ctxselect.packing import text_buffer
 from ctxselect.text.claim_keys import _stopword_table, byte_words, candidate_keys, exotic_code_points, key_of, word_hash
-from tests.naive.claims import naive_claim_keys
+from tests.naive.claims import naive_claim_keys, naive_scan_bounds
 from tests.text.claim_texts import EXOTIC, seeded_fact_text, seeded_text
 
 KERNELS = {"parallel": _claim_keys, "serial": _claim_keys_serial}
@@ -48,7 +49,8 @@ MONTH_TEXTS = [
 def entries(kernel, texts, max_chars=50_000, need=4, cap_bytes=4):
     buf, offsets = text_buffer(texts)
     buf = buf if len(buf) else np.zeros(1, np.uint8)
-    args = (buf, *byte_words(buf), offsets[:-1], offsets[1:], max_chars, 80, need,
+    args = (buf, *_scan_bounds(buf, *byte_words(buf), offsets[:-1], offsets[1:]), offsets[:-1], offsets[1:], max_chars,
+            80, need,
             *_stopword_table(), exotic_code_points(), cap_bytes)
     indptr, words, units, flags = kernel(*args)
     assert indptr.shape == (len(texts) + 1,) and words.shape == units.shape == (indptr[-1],)
@@ -233,7 +235,9 @@ def test_every_alignment_of_texts_and_buffer_matches_twin(kernel):
         buf[:] = data
         words, align = byte_words(buf)
         assert align == (-shift) % 8 and words.ctypes.data % 8 == 0
-        indptr, keys, units, flags = kernel(buf, words, align, offsets[:-1], offsets[1:], 50_000, 80, 4, *tables, 4)
+        bounds = _scan_bounds(buf, words, align, offsets[:-1], offsets[1:])
+        assert [b.tolist() for b in bounds] == naive_scan_bounds(buf.tobytes(), offsets)
+        indptr, keys, units, flags = kernel(buf, *bounds, offsets[:-1], offsets[1:], 50_000, 80, 4, *tables, 4)
         got = [sorted(set(zip(keys[a:b].tolist(), units[a:b].tolist()))) for a, b in zip(indptr[:-1], indptr[1:])]
         for t, text in enumerate(texts):
             assert (got[t], int(flags[t])) == naive_claim_keys(text, max_chars=50_000, need=4), (shift, t, text)

@@ -74,6 +74,29 @@ def _number_units(lower, p):
     return units
 
 
+def naive_scan_bounds(data: bytes, offsets):
+    """kernels/scan_bounds.py's ``_scan_bounds`` read byte by byte: per text data[offsets[t]:offsets[t + 1]],
+    [first positions, stop positions]. The stop: after the last ASCII digit or byte from 0xC0 on (the start if
+    none); the first: the first ASCII digit or byte from 0x80 on before the stop, backed up over ASCII
+    whitespace (\t..\r, 0x1C..0x20), then one ",", then one ".", then ASCII letters."""
+    firsts, stops = [], []
+    for start, end in zip(list(offsets[:-1]), list(offsets[1:])):
+        stop = end
+        while stop > start and not (data[stop - 1] >= 0xC0 or 48 <= data[stop - 1] <= 57):
+            stop -= 1
+        first = next((p for p in range(start, stop) if data[p] >= 0x80 or 48 <= data[p] <= 57), stop)
+        while first > start and (9 <= data[first - 1] <= 13 or 28 <= data[first - 1] <= 32):
+            first -= 1
+        for mark in (44, 46):
+            if first > start and data[first - 1] == mark:
+                first -= 1
+        while first > start and chr(data[first - 1]).lower() in "abcdefghijklmnopqrstuvwxyz" and data[first - 1] < 128:
+            first -= 1
+        firsts.append(int(first))
+        stops.append(int(stop))
+    return [firsts, stops]
+
+
 def naive_claim_keys(text, *, max_chars, window=80, need=4):
     """(sorted entries, flag) of one text as the kernel reads it (``text`` not yet lower-cased):
     flag 1 for an exotic text (then no entries)."""
