@@ -10,7 +10,6 @@ no n x n matrix is ever built."""
 from __future__ import annotations
 
 import itertools
-import math
 import time
 from contextlib import nullcontext
 
@@ -89,7 +88,7 @@ def normalised_rows(embeddings: np.ndarray, ids=None, *, kept: bool = False) -> 
         raise InputError(field="embeddings", expected="an (n, d) array, one row per chunk",
                          found=f"an array of shape {emb.shape}")
     out = scratch("unit rows" if kept else None, emb.shape, np.float32)
-    row = int(_unit_rows(emb, out, math.inf))
+    row = int(_unit_rows(emb, out, np.inf))
     if row >= 0:
         raise InputError(candidate_id=None if ids is None else ids[row], candidate_index=row,
                          field="embedding", expected="finite numbers", found="NaN or infinity")

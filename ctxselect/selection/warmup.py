@@ -19,6 +19,7 @@ from ctxselect.selection.problem import ObjectiveWeights, build_problem, margina
 from ctxselect.selection.solvers.core import upper_bound
 from ctxselect.selection.solvers.cpsat import load_solver
 from ctxselect.selection.solvers.exact import load_exact
+from ctxselect.selection.solvers.hints import Baselines
 from ctxselect.selection.solvers.registry import BASELINES, Method
 
 __all__ = ["warm_up", "load_for"]
@@ -139,7 +140,7 @@ def _load_base() -> None:
     load_exact()  # the branch and bound that solves small models before CP-SAT
     problem = _tiny_problem(embeddings=False)
     upper_bound(problem, problem.capacity(True))  # the core's bound kernel
-    for method in (Method.GREEDY, Method.DENSITY):  # the optimizer's hints
+    for method in Baselines.METHODS:  # the optimizer's hints
         BASELINES[method](problem)
     marginal_gains(problem, np.arange(problem.n), np.zeros(problem.aspect_gain.size, dtype=bool), np.zeros(problem.n))
 

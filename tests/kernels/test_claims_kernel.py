@@ -17,6 +17,7 @@ from ctxselect.kernels.claims import UNIT_ANY, UNIT_DATE, UNIT_NONE, UNIT_PERCEN
 from ctxselect.kernels.scan_bounds import _scan_bounds
 from ctxselect.packing import text_buffer
 from ctxselect.text.claim_keys import _stopword_table, byte_words, candidate_keys, exotic_code_points, key_of, word_hash
+from tests.kernels.test_scan_bounds import _at_address
 from tests.naive.claims import naive_claim_keys, naive_scan_bounds
 from tests.text.claim_texts import EXOTIC, seeded_fact_text, seeded_text
 
@@ -229,10 +230,7 @@ def test_every_alignment_of_texts_and_buffer_matches_twin(kernel):
     data, offsets = text_buffer(texts)
     tables = (*_stopword_table(), exotic_code_points())
     for shift in range(8):
-        raw = np.zeros(len(data) + 16, dtype=np.uint8)
-        at = shift + (-raw.ctypes.data) % 8  # the buffer's first byte at an address of this remainder mod 8
-        buf = raw[at:at + len(data)]
-        buf[:] = data
+        buf = _at_address(data, shift)  # the buffer's first byte at an address of this remainder mod 8
         words, align = byte_words(buf)
         assert align == (-shift) % 8 and words.ctypes.data % 8 == 0
         bounds = _scan_bounds(buf, words, align, offsets[:-1], offsets[1:])

@@ -26,6 +26,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 
 import numpy as np
 
@@ -38,7 +39,7 @@ from ctxselect.selection.solvers.core import (  # upper_bound re-exported
 )
 from ctxselect.selection.solvers.exact import (CORE_NODE_LIMIT, EXACT_MAX_CORE, EXACT_SHARE, NODE_LIMIT, QUICK_MAX_CORE,
                                                solve_exact)
-from ctxselect.selection.solvers.hints import better, made
+from ctxselect.selection.solvers.hints import better
 from ctxselect.selection.solvers.model_data import (
     cluster_parts,
     conflict_fields,
@@ -187,6 +188,7 @@ def solve_optimal(
     core = choose_core(problem, core_size, core_extra, exact_up_to, capacity)
     core_is_full = len(core) == int(problem.eligible.sum())
     extra: dict = {}  # the branch and bound's time when CP-SAT runs after it
+    make_hint, searched = (cache(hint) if hint is not None else lambda: None), None  # made once; the search's best
     # a core that is not the whole set: only the values' core (below LP_CORE_FROM eligible); the
     # LP's core holds the chunks nearest the LP's price of a token, where the branch and bound's
     # bound is weakest (measured: none of 5 generated queries at n = 20,000 proved in 20,000 nodes,
@@ -197,7 +199,7 @@ def solve_optimal(
     exact_fits = core_is_full or int(problem.eligible.sum()) < LP_CORE_FROM or quick
     small = len(core) <= (QUICK_MAX_CORE if quick else EXACT_MAX_CORE)
     if small and exact_fits and not maximize_sources and sources_met is None:
-        first = None if core_is_full and not quick else made(hint)  # a proof of the whole set needs none
+        first = None if core_is_full and not quick else make_hint()  # a proof of the whole set needs none
         exact = solve_exact(problem, enforce_gate=enforce_gate, enforce_sources=enforce_sources, ceiling=ceiling,
                             hint=first, deadline=started + (time_limit if quick else EXACT_SHARE * time_limit),
                             core=core, node_limit=10**12 if quick else NODE_LIMIT if core_is_full else CORE_NODE_LIMIT)
@@ -210,13 +212,12 @@ def solve_optimal(
                                  core_size=len(core))
         if exact is not None and exact.status == "infeasible":
             return OptimalResult(None, "infeasible", math.inf, -math.inf, core_is_full, exact.timings)
-        if exact is not None:  # a limit: its best selection is CP-SAT's hint (the hint's, when that is better)
-            hint = first if first is not None else made(hint)  # (made once)
+        if exact is not None:  # a limit: its best selection hints CP-SAT (the hint, when that is better)
             if exact.mask is not None and (first is not None or not better(
-                    problem, hint, exact.mask, enforce_gate, enforce_sources, ceiling)):
-                hint = exact.mask
+                    problem, make_hint(), exact.mask, enforce_gate, enforce_sources, ceiling)):
+                searched = exact.mask
             extra = {"exact": sum(exact.timings.values())}
-    hint = made(hint)  # (unless the search's branch above made it)
+    hint_mask = make_hint() if searched is None else searched
     loading = solver_loaded()  # OR-Tools' import, a process's first time: not counted against time_limit
     if loading:
         started, extra = started + loading, {**extra, "load": loading}
@@ -308,9 +309,9 @@ def solve_optimal(
         b.obj_vars, b.obj_coeffs = list(met_vars), [1] * len(met_vars)
 
     hint_vars, hint_values = [], []
-    if hint is not None:
+    if hint_mask is not None:
         hint_vars = x
-        hint_values = hint[core].astype(int).tolist()
+        hint_values = hint_mask[core].astype(int).tolist()
     b.finish(hint_vars, hint_values)
     built = time.perf_counter()
 

@@ -12,7 +12,7 @@ from ctxselect.selection.constraints import satisfies
 from ctxselect.selection.problem import Problem, score
 from ctxselect.selection.solvers.registry import BASELINES, Method
 
-__all__ = ["Baselines", "best_hint", "made", "better"]
+__all__ = ["Baselines", "best_hint", "better"]
 
 
 class Baselines(Sequence):
@@ -49,11 +49,6 @@ def best_hint(problem: Problem, candidates: Sequence[np.ndarray], enforce_gate: 
                      ceiling=ceiling):
             return candidates[k]
     return candidates[scored[0][1]]
-
-
-def made(hint):
-    """The selection a hint's callable makes (None for no hint; a selection as it is)."""
-    return hint() if callable(hint) else hint
 
 
 def better(problem: Problem, hint: np.ndarray | None, found: np.ndarray, enforce_gate: bool, enforce_sources: bool,

@@ -11,7 +11,7 @@ from ctxselect.selection.api import prepare
 from ctxselect.selection.constraints import satisfies
 from ctxselect.selection.problem import score
 from ctxselect.selection.solvers import cpsat
-from ctxselect.selection.solvers.hints import Baselines, better, best_hint, made
+from ctxselect.selection.solvers.hints import Baselines, better, best_hint
 from ctxselect.selection.solvers.registry import BASELINES, Method
 
 
@@ -92,11 +92,6 @@ def test_better_takes_a_hint_only_when_it_meets_the_model_and_scores_higher():
             over.append(bigger)
     assert over, "no higher-scoring selection that breaks the model"
     assert not any(better(problem, bigger, found, False, False, False) for bigger in over)
-
-
-def test_made_calls_only_callables():
-    mask = np.ones(3, dtype=bool)
-    assert made(mask) is mask and made(None) is None and made(lambda: mask) is mask
 
 
 def test_best_hint_prefers_a_selection_that_meets_the_model():
