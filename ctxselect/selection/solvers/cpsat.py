@@ -2,9 +2,10 @@
 
 data → model → variables → constraints → objective → solve, as the OR-Tools samples go. The
 model is built by filling its proto directly (3–4x faster than the Python operators at n = 1,000),
-with integer coefficients scaled by :data:`SCALE`. CP-SAT runs with one worker and
-``linearization_level=2`` (the pair linearisation's LP bound is what proves optimality), a fixed
-seed (same input, same selection) and a time limit, and it is hinted with the best baseline (or the
+with integer coefficients scaled by :data:`SCALE`. CP-SAT runs with the parameters of
+:mod:`ctxselect.selection.solvers.sat_parameters` (one worker, ``linearization_level=2``: the pair
+linearisation's LP bound is what proves optimality; a fixed seed: same input, same selection;
+branching on the LP's reduced costs) and a time limit, and it is hinted with the best baseline (or the
 branch and bound's best selection, when that is better), so ``optimal`` is never worse than that
 baseline whenever the baseline satisfies the model.
 
@@ -49,6 +50,7 @@ from ctxselect.selection.solvers.model_data import (
     penalty_pairs,
     scaled,
 )
+from ctxselect.selection.solvers.sat_parameters import sat_parameters
 
 __all__ = ["OptimalResult", "load_solver", "solver_loaded", "solve_optimal", "SCALE", "upper_bound",
            "choose_core"]
@@ -319,22 +321,7 @@ def solve_optimal(
         return OptimalResult(None, "infeasible", math.inf, -math.inf, core_is_full,
                              {"model": built - modelled, "solve": 0.0, **extra})
     cmh = _helper()
-    params = cmh.SatParameters()
-    params.num_workers = 1
-    params.catch_sigint_signal = False  # CP-SAT's own handler put SIGINT back to the OS default after a solve:
-    # Ctrl-C then killed the process (no KeyboardInterrupt, no `finally`, the CLI's temporary file left behind)
-    params.linearization_level = 2
-    params.random_seed = 0
-    params.symmetry_level = 0            # measured: 20-30 % faster at n = 200-2,000, same optima
-    params.cp_model_probing_level = 0
-    params.cp_model_presolve = False     # measured: p50 18 -> 12.5 ms at n = 200, 23 -> 20 ms on a 300 core
-    # measured (10 generated queries each, same optima): solve p50 15.9 -> 8.0 ms at n = 200, 29.6 ->
-    # 12.5 ms on the 300-chunk core at 2,000, 23.9 -> 21.5 ms at 500; the LP with the at-most-one
-    # (clique) cuts still proves the optimum
-    params.add_cg_cuts = False
-    params.add_mir_cuts = False
-    params.add_zero_half_cuts = False
-    params.max_time_in_seconds = max(time_limit - (built - started), 0.001)
+    params = sat_parameters(cmh, max(time_limit - (built - started), 0.001))
     response = _solve_proto(b.proto, params)
     status = response.status
     solved = time.perf_counter()

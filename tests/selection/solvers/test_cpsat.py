@@ -56,6 +56,34 @@ def test_optimal_matches_brute_force(seed):
             assert other.objective <= sel.objective + 1e-6, method
 
 
+@pytest.mark.parametrize("seed", range(60))
+def test_cp_sat_alone_matches_brute_force(seed, monkeypatch):
+    """CP-SAT's own search (its parameters: selection/solvers/sat_parameters.py) on the models the
+    branch and bound would otherwise prove first: the same optimum as every subset."""
+    from ctxselect.selection.solvers import cpsat
+
+    monkeypatch.setattr(cpsat, "solve_exact", lambda *a, **k: None)
+    cands, reqs, weights = random_instance(seed)
+    twin = raw_problem(cands, reqs, weights)
+    best, relaxed, _ = brute_force(twin)
+    sel = ctxselect.select(cands, reqs, method="optimal", weights=weights, time_limit=10.0)
+    assert proven(sel) and sel.relaxed == relaxed, sel.status_reason
+    assert sel.objective == pytest.approx(best, abs=1e-4)
+    assert "solve" in sel.timings or sel.ids == []
+
+
+def test_the_parameter_table_is_what_cp_sat_gets():
+    """Every entry of SAT_PARAMETERS is a SatParameters field and reaches the parameters solved with."""
+    from ctxselect.selection.solvers.cpsat import _helper
+    from ctxselect.selection.solvers.sat_parameters import SAT_PARAMETERS, sat_parameters
+
+    helper = _helper()
+    params = sat_parameters(helper, 0.25)
+    for name, value in SAT_PARAMETERS.items():
+        assert getattr(params, name) == (getattr(helper.SatParameters, value) if isinstance(value, str) else value), name
+    assert params.search_branching == helper.SatParameters.LP_SEARCH and params.max_time_in_seconds == 0.25
+
+
 @pytest.mark.parametrize("seed", range(1000, 1012))
 def test_optimal_matches_brute_force_n14(seed):
     cands, reqs, weights = random_instance(seed, n_min=13, n_max=14)
