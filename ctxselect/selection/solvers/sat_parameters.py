@@ -5,10 +5,12 @@ left; :func:`ctxselect.selection.solvers.cpsat.solve_optimal` solves with it."""
 from __future__ import annotations
 
 from types import ModuleType
+from typing import Any
 
 __all__ = ["SAT_PARAMETERS", "sat_parameters"]
 
-#: Name -> value; a string is the name of an enum value of ``SatParameters`` (``LP_SEARCH``).
+#: Name -> value; a string is the name of an enum value of ``SatParameters`` (``LP_SEARCH``): no
+#: parameter set here takes text (one that did would need its own marker).
 SAT_PARAMETERS: dict[str, object] = {
     # one thread: select() runs inside the caller's process, once per LLM call
     "num_workers": 1,
@@ -40,9 +42,9 @@ SAT_PARAMETERS: dict[str, object] = {
 }
 
 
-def sat_parameters(helper: ModuleType, seconds: float):
-    """A ``helper.SatParameters`` (OR-Tools' ``cp_model_helper``) holding :data:`SAT_PARAMETERS` and a
-    time limit of ``seconds``."""
+def sat_parameters(helper: ModuleType, seconds: float) -> Any:
+    """A ``helper.SatParameters`` (OR-Tools' ``cp_model_helper``, imported on first use) holding
+    :data:`SAT_PARAMETERS` and a time limit of ``seconds``."""
     params = helper.SatParameters()
     for name, value in SAT_PARAMETERS.items():
         setattr(params, name, getattr(helper.SatParameters, value) if isinstance(value, str) else value)
