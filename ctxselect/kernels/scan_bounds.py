@@ -30,18 +30,30 @@ def _digits8(x):
 
 
 @serial
+def _ends(b):
+    """Whether byte ``b`` may end what the byte loop reads: an ASCII digit or a lead byte."""
+    return b >= 0xC0 or 48 <= b <= 57
+
+
+@serial
+def _starts(b):
+    """Whether byte ``b`` may start it: an ASCII digit or a byte from 0x80 on."""
+    return b >= 0x80 or 48 <= b <= 57
+
+
+@serial
 def _last_stop(buf, words, align, start, stop):
     """The position after the last ASCII digit or lead byte of buf[start:stop] (``start`` if none): byte by
     byte to an eight-byte boundary, then eight bytes a step, then byte by byte."""
-    while stop > start and (stop - align) % 8 != 0 and buf[stop - 1] < 0xC0 and not 48 <= buf[stop - 1] <= 57:
+    while stop > start and (stop - align) % 8 != 0 and not _ends(buf[stop - 1]):
         stop -= 1
     if (stop - align) % 8 == 0:
         while stop - 8 >= max(start, align):
             x = words[(stop - align) // 8 - 1]
-            if (_digits8(x) | (x & (x << uint64(1)) & _HIGH)) != 0:
+            if (_digits8(x) | (x & (x << uint64(1)) & _HIGH)) != 0:  # a digit or a lead byte (bits 7 and 6)
                 break
             stop -= 8
-    while stop > start and buf[stop - 1] < 0xC0 and not 48 <= buf[stop - 1] <= 57:
+    while stop > start and not _ends(buf[stop - 1]):
         stop -= 1
     return stop
 
@@ -50,12 +62,15 @@ def _last_stop(buf, words, align, start, stop):
 def _first_stop(buf, words, align, scan, stop):
     """The position of the first ASCII digit or byte from 0x80 on in buf[scan:stop] (``stop`` if none), as
     :func:`_last_stop` reads, forwards."""
-    while scan < stop and (scan - align) % 8 != 0 and buf[scan] < 0x80 and not 48 <= buf[scan] <= 57:
+    while scan < stop and (scan - align) % 8 != 0 and not _starts(buf[scan]):
         scan += 1
     if scan >= align and (scan - align) % 8 == 0:
-        while scan + 8 <= stop and ((words[(scan - align) // 8] & _HIGH) | _digits8(words[(scan - align) // 8])) == 0:
+        while scan + 8 <= stop:
+            x = words[(scan - align) // 8]
+            if (_digits8(x) | (x & _HIGH)) != 0:  # a digit or a byte from 0x80 on
+                break
             scan += 8
-    while scan < stop and buf[scan] < 0x80 and not 48 <= buf[scan] <= 57:
+    while scan < stop and not _starts(buf[scan]):
         scan += 1
     return scan
 

@@ -51,8 +51,7 @@ def entries(kernel, texts, max_chars=50_000, need=4, cap_bytes=4):
     buf, offsets = text_buffer(texts)
     buf = buf if len(buf) else np.zeros(1, np.uint8)
     args = (buf, *_scan_bounds(buf, *byte_words(buf), offsets[:-1], offsets[1:]), offsets[:-1], offsets[1:], max_chars,
-            80, need,
-            *_stopword_table(), exotic_code_points(), cap_bytes)
+            80, need, *_stopword_table(), exotic_code_points(), cap_bytes)
     indptr, words, units, flags = kernel(*args)
     assert indptr.shape == (len(texts) + 1,) and words.shape == units.shape == (indptr[-1],)
     return [sorted(set(zip(words[a:b].tolist(), units[a:b].tolist()))) for a, b in zip(indptr[:-1], indptr[1:])], flags

@@ -190,7 +190,8 @@ def solve_optimal(
     core = choose_core(problem, core_size, core_extra, exact_up_to, capacity)
     core_is_full = len(core) == int(problem.eligible.sum())
     extra: dict = {}  # the branch and bound's time when CP-SAT runs after it
-    make_hint, searched = (cache(hint) if hint is not None else lambda: None), None  # made once; the search's best
+    make_hint = cache(hint) if hint is not None else lambda: None  # the hint, made once when first asked for
+    searched = None  # the branch and bound's best, when it hints CP-SAT
     # a core that is not the whole set: only the values' core (below LP_CORE_FROM eligible); the
     # LP's core holds the chunks nearest the LP's price of a token, where the branch and bound's
     # bound is weakest (measured: none of 5 generated queries at n = 20,000 proved in 20,000 nodes,
