@@ -158,11 +158,10 @@ def _run_tiers(problem: Problem, *, enforce_gate: bool, time_limit: float, core_
                                   "bound is a relaxation of the whole problem")
             else:
                 info["reason"] = f"time limit of {time_limit:g} s reached before optimality was proven"
-            if late_start is not None:  # (the first tier's late start, whichever tier this is)
-                info["reason"] = _after_late_start(late_start, info["reason"])
             if target is not None and not most_proven and result.status == "optimal":
                 info.update(status="feasible", reason="proven optimal for the required chunks found, but "
                             "whether a selection can hold more of them was not proven in the time limit")
+            info["reason"] = _after_late_start(late_start, info["reason"])  # whichever tier this is
             if satisfies(problem, result.mask, enforce_gate=gate_on, enforce_sources=sources_on,
                          ceiling=enforce_gate) and sources_met(problem, result.mask) >= (target or 0):
                 if target is not None:
@@ -173,9 +172,9 @@ def _run_tiers(problem: Problem, *, enforce_gate: bool, time_limit: float, core_
             baseline = hint()
             if satisfies(problem, baseline, enforce_gate=gate_on, enforce_sources=sources_on,
                          ceiling=enforce_gate) and sources_met(problem, baseline) >= (target or 0):
-                info.update(status="feasible", bound=None,
-                            reason="the solver's selection broke a condition in exact arithmetic "
-                                   "(its coefficients are rounded); the best baseline that meets it is returned")
+                info.update(status="feasible", bound=None, reason=_after_late_start(
+                    late_start, "the solver's selection broke a condition in exact arithmetic (its coefficients "
+                                "are rounded); the best baseline that meets it is returned"))
                 if target is not None:
                     info["infeasible"] += _best_effort_notes(problem, baseline, most_proven)
                 return baseline, info
@@ -192,16 +191,16 @@ def _run_tiers(problem: Problem, *, enforce_gate: bool, time_limit: float, core_
         if name == "gate" and reqs.freshness_fallback == "closest" and reqs.gate.min_freshness > 0:
             kept = _closest_freshness_tier(problem, hint, deadline, core_size, exact_up_to, enforce_gate, info, timings)
             if kept is not None:
-                if late_start is not None:
-                    info["reason"] = _after_late_start(late_start, info["reason"])
+                info["reason"] = _after_late_start(late_start, info["reason"])
                 return kept, info
         info["relaxed"].append("gate" if name == "gate" else "sources")
     raise AssertionError("the hard constraints alone are always satisfiable (the empty selection)")
 
 
-def _after_late_start(late_start: tuple[str, float], reason: str) -> str:
-    """A tier's ``reason`` after the first tier's late start (why it was late, the grace it had)."""
-    return f"{late_start[0]}; in a grace of {late_start[1]:.2g} s: {reason}"
+def _after_late_start(late_start: tuple[str, float] | None, reason: str) -> str:
+    """A tier's ``reason`` after the first tier's late start (why it was late, the grace it had);
+    ``reason`` itself when the solver started in time (``late_start`` None)."""
+    return reason if late_start is None else f"{late_start[0]}; in a grace of {late_start[1]:.2g} s: {reason}"
 
 
 def _closest_freshness_tier(problem: Problem, hint, deadline: float, core_size: int, exact_up_to: int,

@@ -315,3 +315,44 @@ def test_a_late_start_is_said_whichever_tier_returns():
                            time_limit=0.001)
     assert sel.ids and "gate" in sel.relaxed, (sel.status, sel.relaxed, sel.status_reason)
     assert sel.status_reason.startswith("time limit of 0.001 s spent before the solver"), sel.status_reason
+
+
+def _late(monkeypatch, results):
+    """select() made late (a least grace of 50 s) with solve_optimal stubbed: ``results(kw)`` gives each call's
+    (status, selected positions)."""
+    import ctxselect.selection.solvers.tiers as tiers
+    from ctxselect.selection.solvers.cpsat import OptimalResult
+
+    def stub(problem, **kw):
+        status, chosen = results(kw)
+        mask = np.zeros(problem.n, dtype=bool)
+        mask[list(chosen)] = True
+        return OptimalResult(None if status == "infeasible" else mask, status, 10.0, 0.4, True, {})
+
+    monkeypatch.setattr(tiers, "solve_optimal", stub)
+    monkeypatch.setattr(tiers, "MIN_GRACE", 50.0)
+
+
+def test_a_late_start_is_said_when_a_baseline_replaces_the_solvers_selection(monkeypatch):
+    # the solver's selection failing in exact arithmetic gave way to a baseline whose reason dropped the late start
+    _late(monkeypatch, lambda kw: ("optimal", [0, 1, 2]))  # 30 tokens: past the budget, never met exactly
+    chunks = [{"id": f"c{k}", "source": "s", "tokens": 10, "relevance": 0.1 * (k + 1)} for k in range(6)]
+    sel = ctxselect.select(chunks, {"token_budget": 25, "min_coverage": 0}, time_limit=1.0)
+    assert sel.status == "feasible" and "baseline that meets it" in sel.status_reason, sel.status_reason
+    assert sel.status_reason.startswith("time limit of 1 s left the solver "), sel.status_reason
+
+
+def test_a_late_start_is_said_when_the_most_required_chunks_were_not_proven(monkeypatch):
+    # the best-effort tier's "proven optimal for the required chunks found, but ..." replaced the late start
+    def results(kw):
+        if kw["enforce_sources"]:
+            return "infeasible", []  # the gate's and the sources' tiers
+        return ("feasible" if kw.get("maximize_sources") else "optimal"), [0]
+
+    _late(monkeypatch, results)
+    chunks = [{"id": f"c{k}", "source": "s" if k else "t", "tokens": 10, "relevance": 0.5} for k in range(4)]
+    sel = ctxselect.select(chunks, {"token_budget": 25, "min_coverage": 0, "required_sources": {"t": 2}},
+                           time_limit=1.0)
+    assert sel.ids == ["c0"] and sel.relaxed == ["gate", "sources"], (sel.ids, sel.relaxed)
+    assert "proven optimal for the required chunks found, but" in sel.status_reason, sel.status_reason
+    assert sel.status_reason.startswith("time limit of 1 s left the solver "), sel.status_reason
