@@ -230,9 +230,10 @@ def signals(
         keep = rw >= red_t
         ri, rj, rw, dup = ri[keep], rj[keep], rw[keep], dup[keep]
 
+    capped: list[str] = []
     contradictions, claim_conflicts, claim_agreements, claim_readable = detect_contradictions(
         packed, texts, near_i, near_j, ri, rj, drift_severity=drift_severity, claims=claims,
-        claim_severity=claim_severity)
+        claim_severity=claim_severity, capped=capped)
 
     clusters = _components(n, ri[dup], rj[dup])
     return Signals(
@@ -249,6 +250,7 @@ def signals(
         compared=compared,
         reach=None if compared is None else most,
         cut_by_time=compared is not None and cosine.get("timed_out", False),
+        capped=tuple(capped),
     )
 
 

@@ -102,6 +102,9 @@ class Signals:
     cut_by_time : bool
         Whether the deadline stopped the cosine's tiles before every chunk, or every chunk the
         reach asked for, was compared.
+    capped : tuple of str
+        A sentence for each bound on the contradictions' work that left pairs unexamined (drift's
+        cap on the pairs it examines one by one, the claim join's budgets); empty when none bound.
     """
 
     freshness: np.ndarray
@@ -117,6 +120,7 @@ class Signals:
     compared: np.ndarray | None = None
     reach: int | None = None
     cut_by_time: bool = False
+    capped: tuple = ()
 
     def duplicate_groups(self) -> list[np.ndarray]:
         """The clusters with two or more members, each as sorted positions."""

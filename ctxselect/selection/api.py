@@ -52,7 +52,8 @@ class Selection:
         (bound − objective) / |bound|. None for the baselines.
     status : str
         ``optimal`` (proven), ``feasible`` (not proven: time limit, solved on a core of the
-        candidates, or the time limit cut the similarities: ``excluded`` says "not compared"),
+        candidates, the time limit cut the similarities: ``excluded`` says "not compared", or a
+        bound on the contradictions' work left pairs unexamined: the reason says which),
         ``fallback`` (the solver found nothing in time: the best baseline is returned),
         ``baseline``, or ``empty`` (nothing is selected: the reason counts why each
         candidate was left out, then gives the status the selector reached, e.g. "(optimal: proven
@@ -383,6 +384,8 @@ def select(
         infeasible = infeasible + [f"the selection returned does not meet {f.condition}: {f.message}"
                                    for f in report.failures]
     excluded = exclusion_reasons(problem, mask, enforce_gate=gate_on, notes=notes, ceiling=info.get("ceiling", False))
+    if problem.signals.capped:  # drift's cap or the claim join's budgets bound: conflicts may be missed, unproven
+        status, reason = ("feasible" if status == "optimal" else status), "; ".join((reason, *problem.signals.capped))
     if not mask.any():  # never silently: the status says so, the reason counts why
         status, reason = "empty", f"{empty_reason(problem.n, excluded)} ({status}: {reason})"
     ended = time.perf_counter()

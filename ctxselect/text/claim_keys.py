@@ -37,7 +37,7 @@ from ctxselect.packing import text_buffer
 from ctxselect.text.words import STOPWORDS
 
 __all__ = ["texts_to_read", "claim_hints", "hinted_texts", "EXOTIC", "HAS_DIGIT", "candidate_keys", "byte_words",
-           "key_of", "unit_key", "word_hash", "exotic_code_points", "CONTEXT_WINDOW", "CONTEXT_WORDS"]
+           "key_of", "unit_key", "word_hash", "exotic_code_points", "read_only", "CONTEXT_WINDOW", "CONTEXT_WORDS"]
 
 #: A claim's context words are read from this many characters before it (text/claims.py) ...
 CONTEXT_WINDOW = 80
@@ -174,6 +174,16 @@ def byte_words(buf: np.ndarray) -> tuple[np.ndarray, int]:
     align = -buf.ctypes.data % 8 if len(buf) else 0
     count = max(len(buf) - align, 0) // 8
     return buf[align:align + 8 * count].view(np.uint64), int(align)
+
+
+def read_only(buffer):
+    """``buffer`` (a :func:`~ctxselect.packing.text_buffer`, or None) with a read-only byte array, as
+    text_buffer's: one compiled signature of the kernels."""
+    if buffer is None or not buffer[0].flags.writeable:
+        return buffer
+    buf = buffer[0].view()
+    buf.flags.writeable = False
+    return buf, buffer[1]
 
 
 def candidate_keys(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, *, need: int = 4, max_chars: int,

@@ -30,7 +30,7 @@ from rapidfuzz import fuzz
 
 from ctxselect.errors import InputError
 from ctxselect.text.claim_patterns import _DATE_PATTERNS, _DIGIT, _SCALE, _date, _may_hold_date, _number_matches
-from ctxselect.text.claim_keys import CONTEXT_WINDOW, CONTEXT_WORDS, claim_hints, texts_to_read
+from ctxselect.text.claim_keys import CONTEXT_WINDOW, CONTEXT_WORDS, claim_hints, read_only, texts_to_read
 from ctxselect.text.claim_scope import ClaimScope, ScopeReader, claim_scope, is_label_before
 from ctxselect.text.titles import claim_titles
 from ctxselect.text.words import TextCache, first_content_word, last_content_words, number_value
@@ -236,7 +236,7 @@ def compare_claims(a: list[Claim], b: list[Claim], *, context_ratio: float = 90.
     return disagree, agree
 
 
-def _aligned_claims(claims: list, context_ratio: float, min_context_words: int, scopes=None):
+def _aligned_claims(claims: list, context_ratio: float, min_context_words: int, scopes=None, info=None):
     """(text i, text j) -> list of aligned (claim of i, claim of j), i < j (``claims``: per text, a
     sequence of its claims).
 
@@ -247,7 +247,7 @@ def _aligned_claims(claims: list, context_ratio: float, min_context_words: int, 
     beyond the join's budgets (:func:`_within_budget`). With ``scopes`` (a
     :class:`~ctxselect.text.claim_scope.ScopeReader` of the texts), a joined pair whose scopes differ
     is not aligned (the scope test comes after the join, so the join keys, and the prefilter's
-    superset of them, are unchanged)."""
+    superset of them, are unchanged). ``info`` receives ``beyond_budget`` (:func:`find_claim_conflicts`)."""
     buckets: dict[tuple, list[tuple[int, Claim]]] = {}
     for t in compress(range(len(claims)), claims):  # the texts with claims (most have none), picked in C
         for c in claims[t]:
@@ -256,12 +256,15 @@ def _aligned_claims(claims: list, context_ratio: float, min_context_words: int, 
                 buckets.setdefault((c.kind, c.unit, " ".join(words[-2:])), []).append((t, c))
     joined = sum(map(len, buckets.values()))
     room, done = PAIRS_BASE + PAIRS_PER_CLAIM * joined, []  # aligned pairs yet allowed; (join position, pairs)
-    for at, members in _within_budget(buckets, joined):  # smallest first
+    chosen, within_caps = _within_budget(buckets, joined)  # smallest first
+    for at, members in chosen:
         pairs = _compare(members, context_ratio, scopes, room)
         if pairs is None:  # beyond the aligned pairs' budget: this bucket and the larger ones are boilerplate
             break
         room -= len(pairs)
         done.append((at, pairs))
+    if info is not None:
+        info["beyond_budget"] = within_caps - len(done)
     aligned: dict[tuple[int, int], list[tuple[Claim, Claim]]] = {}
     for _, pairs in sorted(done, key=lambda item: item[0]):  # in join order, as without the budgets
         for key, pair in pairs:
@@ -289,16 +292,16 @@ def _compare(members: list, context_ratio: float, scopes, room: int):
     return pairs
 
 
-def _within_budget(buckets: dict, joined: int) -> list:
+def _within_budget(buckets: dict, joined: int) -> tuple[list, int]:
     """[(join position, bucket)] of the join buckets to compare, smallest first (ties in join order):
     those within the caps whose comparisons, m (m - 1) / 2 for m claims, fit in the budget of
-    :data:`ALIGN_BASE` + :data:`ALIGN_PER_CLAIM` × ``joined`` claims; the larger ones are boilerplate."""
+    :data:`ALIGN_BASE` + :data:`ALIGN_PER_CLAIM` × ``joined`` claims (the larger are boilerplate); how many were."""
     kept = [m for m in buckets.values() if 1 < len(m) <= MAX_BUCKET_CLAIMS
             and (len(m) <= MAX_BUCKET_TEXTS or len({t for t, _ in m}) <= MAX_BUCKET_TEXTS)]
     cost = [len(m) * (len(m) - 1) // 2 for m in kept]
     order = sorted(range(len(kept)), key=cost.__getitem__)  # a stable sort: ties in join order
     fits = sum(1 for spent in accumulate(cost[k] for k in order) if spent <= ALIGN_BASE + ALIGN_PER_CLAIM * joined)
-    return [(k, kept[k]) for k in order[:fits]]
+    return [(k, kept[k]) for k in order[:fits]], len(kept)
 
 
 def scope_reader(texts, titles=None) -> ScopeReader:
@@ -306,25 +309,16 @@ def scope_reader(texts, titles=None) -> ScopeReader:
     return ScopeReader(texts, titles)
 
 
-def _read_only(buffer):
-    """``buffer`` with a read-only byte array, as text_buffer's (one compiled signature of the kernels)."""
-    if buffer is None or not buffer[0].flags.writeable:
-        return buffer
-    buf = buffer[0].view()
-    buf.flags.writeable = False
-    return buf, buffer[1]
-
-
 def claim_readable(texts: list, buffer=None, min_context_words: int = 4):
     """Which ``texts`` may hold a claim joining another's (bool array; None: all): the prefilter of
     :func:`find_claim_conflicts`. A text it leaves out has no join key another text has, so it joins
     nothing in a subset either: the mask at a subset's positions is that subset's ``read``."""
-    buffer = _read_only(buffer)
+    buffer = read_only(buffer)
     return texts_to_read(texts, buffer, min_context_words, MAX_CLAIM_CHARS, extract_claims) if texts else None
 
 
 def find_claim_conflicts(texts, *, context_ratio: float = 90.0, min_context_words: int = 4, buffer=None,
-                         titles=None, read=None):
+                         titles=None, read=None, info: dict | None = None):
     """Disagreeing and agreeing claims among ``texts`` (the rules of :func:`compare_claims`).
 
     Claims are aligned through a hash join on their kind, unit and two nearest context words, so
@@ -352,6 +346,8 @@ def find_claim_conflicts(texts, *, context_ratio: float = 90.0, min_context_word
     read : bool array, optional
         :func:`claim_readable` of these texts, or of a superset at these texts' positions (by default
         the prefilter runs here).
+    info : dict, optional
+        Receives ``beyond_budget``: the join buckets within the caps that the budgets skipped (0: none).
 
     Returns
     -------
@@ -363,7 +359,7 @@ def find_claim_conflicts(texts, *, context_ratio: float = 90.0, min_context_word
     for name, given in (("titles", titles), ("read", read)):
         if given is not None and len(given) != len(texts):
             raise InputError(field=name, expected=f"one per text ({len(texts)})", found=f"{len(given)} {name}")
-    buffer = _read_only(buffer)
+    buffer = read_only(buffer)
     read = claim_readable(texts, buffer, min_context_words) if read is None else read
     hints = claim_hints(buffer, read, MAX_CLAIM_CHARS, CLAIM_READ_CHARS) if buffer is not None else {}
     claims: list = [()] * len(texts)  # per text, its claims: none where not read
@@ -371,7 +367,7 @@ def find_claim_conflicts(texts, *, context_ratio: float = 90.0, min_context_word
         if texts[k]:
             claims[k] = _claims_of(texts[k][:CLAIM_READ_CHARS], hints.get(k))
     scopes = scope_reader(texts, titles)
-    return settle(_aligned_claims(claims, context_ratio, min_context_words, scopes), scopes)
+    return settle(_aligned_claims(claims, context_ratio, min_context_words, scopes, info), scopes)
 
 
 def settle(aligned: dict, scopes) -> tuple[dict, dict]:

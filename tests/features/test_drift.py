@@ -118,9 +118,15 @@ def test_equal_embeddings_examine_a_bounded_number_of_pairs():
     assert s.similarity == "cosine" and len(s.redundancy) == n * (n - 1) // 2
     drift = int(((s.contradictions.kind & ConflictKind.DRIFT) > 0).sum())
     assert drift == cap
+    assert s.capped == (f"drift examined {cap:,} of 79,800 near-duplicate pairs whose numbers differ (the most "
+                        "relevant first; the others make no drift)",)
     info = {}
     di, _dj = drift_pairs(packed, *all_pairs(n), info)
-    assert info == {"examined": cap, "cap": cap} and len(di) == cap
+    assert info == {"examined": cap, "cap": cap, "pairs": 79_800} and len(di) == cap
+    sel = ctxselect.select(packed, signal_options={"claims": False}, enforce_gate=False)
+    assert sel.status == "feasible" and sel.status_reason.endswith(s.capped[0]), (sel.status, sel.status_reason)
+    assert signals(ctxselect.pack(chunks[:40], {"token_budget": 100}, embeddings=np.ones((40, 8))),
+                   claims=False).capped == ()  # 780 pairs: within the cap, all examined
 
 
 def test_texts_writing_the_same_numbers_are_settled_in_bulk():

@@ -118,8 +118,10 @@ def test_within_the_budgets_the_join_is_unchanged_and_beyond_them_the_largest_bu
     either binds, the buckets beyond it are the largest, and the others keep their pairs, in order."""
     small, large = _shared_contexts(4, claims=16, per=2, seed=1), _shared_contexts(6, claims=24, per=4, seed=2)
     texts = small + large  # 8 buckets of 8 claims (28 comparisons, 24 aligned), 6 of 24 (276 and 240)
-    found = find_claim_conflicts(texts)
+    info = {}
+    found = find_claim_conflicts(texts, info=info)
     assert _pairs(found[0]) == 8 * 6 * 2 + 6 * 15 * 4 and not found[1]  # per bucket, text pair and claim
+    assert info == {"beyond_budget": 0}
     monkeypatch.setattr(claims_module, "ALIGN_BASE", 10 ** 9)
     monkeypatch.setattr(claims_module, "PAIRS_BASE", 10 ** 9)
     unbudgeted = find_claim_conflicts(texts)
@@ -128,6 +130,26 @@ def test_within_the_budgets_the_join_is_unchanged_and_beyond_them_the_largest_bu
     for name, room in (("ALIGN", 8 * 28 + 275), ("PAIRS", 8 * 24 + 239)):  # the small buckets and not one more
         monkeypatch.setattr(claims_module, f"{name}_BASE", room)
         monkeypatch.setattr(claims_module, f"{name}_PER_CLAIM", 0)
-        found = find_claim_conflicts(texts)
+        found = find_claim_conflicts(texts, info=info)
         assert found == alone and list(found[0]) == list(alone[0]) and _pairs(found[0]) == 8 * 6 * 2
+        assert info == {"beyond_budget": 6}, (name, info)  # the six large buckets
         monkeypatch.setattr(claims_module, f"{name}_BASE", 10 ** 9)
+
+
+def test_a_binding_join_budget_is_said_in_the_signals_and_the_status(monkeypatch):
+    """The budgets skipping buckets is never silent: the signals say how many, and select() is not
+    proven optimal (a skipped bucket may hold a conflict) and says why."""
+    import ctxselect
+
+    small, large = _shared_contexts(4, claims=16, per=2, seed=1), _shared_contexts(6, claims=24, per=4, seed=2)
+    chunks = [{"id": f"c{k}", "source": "s", "tokens": 10, "relevance": 0.5, "text": t}
+              for k, t in enumerate(small + large)]
+    reqs = {"token_budget": 40, "min_coverage": 0}
+    assert ctxselect.signals(ctxselect.pack(chunks, reqs)).capped == ()
+    assert ctxselect.select(chunks, reqs, on_unresolved="keep_both").status == "optimal"
+    monkeypatch.setattr(claims_module, "ALIGN_BASE", 8 * 28 + 275)  # the small buckets and not one more
+    monkeypatch.setattr(claims_module, "ALIGN_PER_CLAIM", 0)
+    said = "the claim join's budgets left 6 of its largest buckets uncompared (claims there make no conflict)"
+    assert ctxselect.signals(ctxselect.pack(chunks, reqs)).capped == (said,)
+    sel = ctxselect.select(chunks, reqs, on_unresolved="keep_both")  # (drop_both: every chunk conflicts)
+    assert sel.status == "feasible" and sel.status_reason == f"proven optimal; {said}", sel.status_reason

@@ -157,7 +157,8 @@ def drift_pairs(packed: PackedCandidates, i: np.ndarray, j: np.ndarray, info: di
     bulk; with every embedding equal at 2,000 candidates (~2 million near pairs, each text its own
     numbers) drift takes 40-80 ms at the cap (8,000 pairs examined), 11-15 s for the whole call before.
 
-    ``info``, if given, receives ``examined`` (the pairs looked at one by one) and ``cap``."""
+    ``info``, if given, receives ``examined`` (the pairs looked at one by one), ``cap`` and ``pairs``
+    (those the bulk steps left, all examined when the cap does not bind)."""
     keep = np.zeros(len(i), dtype=bool)
     if not len(i):
         return i[keep], j[keep]
@@ -181,11 +182,11 @@ def drift_pairs(packed: PackedCandidates, i: np.ndarray, j: np.ndarray, info: di
     ci, cj = value_code[i], value_code[j]
     rest = ((ci != cj) & (ci >= 0) & (cj >= 0)).nonzero()[0]  # differing values, each side some
     del ci, cj
-    cap = max(DRIFT_PAIR_FLOOR, DRIFT_PAIRS_PER_CANDIDATE * packed.n)
-    if len(rest) > cap:
+    cap, pairs = max(DRIFT_PAIR_FLOOR, DRIFT_PAIRS_PER_CANDIDATE * packed.n), len(rest)
+    if pairs > cap:
         rest = _examined(packed, i, j, rest, cap)
     if info is not None:
-        info.update(examined=len(rest), cap=cap)
+        info.update(examined=len(rest), cap=cap, pairs=pairs)
     years: dict[int, frozenset] = {}
     titles = None
     vi, vj = value_code[i[rest]].tolist(), value_code[j[rest]].tolist()
@@ -282,13 +283,15 @@ def merge_contradictions(n, parts: list) -> ContradictionPairs:
 CLAIM_ALL_TEXTS_LIMIT = 5000
 
 
-def claim_pairs(texts: list[str], red_i: np.ndarray, red_j: np.ndarray, buffer=None, titles=None, read=None):
+def claim_pairs(texts: list[str], red_i: np.ndarray, red_j: np.ndarray, buffer=None, titles=None, read=None,
+                info: dict | None = None):
     """Claim conflicts and agreements among ``texts`` (above :data:`CLAIM_ALL_TEXTS_LIMIT`, among
     the chunks of the redundancy pairs); ``buffer``: the texts' ``PackedCandidates.text_buffer``;
     ``titles``: their chunks' titles (:func:`~ctxselect.text.claims.claim_titles`), if any;
-    ``read``: :func:`~ctxselect.text.claims.claim_readable` of the texts, if known (used up to the limit)."""
+    ``read``: :func:`~ctxselect.text.claims.claim_readable` of the texts, if known (used up to the limit);
+    ``info``: as :func:`~ctxselect.text.claims.find_claim_conflicts` fills it."""
     if len(texts) <= CLAIM_ALL_TEXTS_LIMIT:
-        return find_claim_conflicts(texts, buffer=buffer, titles=titles, read=read)
+        return find_claim_conflicts(texts, buffer=buffer, titles=titles, read=read, info=info)
     if titles is not None and len(titles) != len(texts):  # as find_claim_conflicts says it (the members'
         raise InputError(field="titles", expected=f"one per text ({len(texts)})",  # view hides the length)
                          found=f"{len(titles)} titles")
@@ -301,7 +304,7 @@ def claim_pairs(texts: list[str], red_i: np.ndarray, red_j: np.ndarray, buffer=N
         np.cumsum(hi - lo, out=sub[1:])
         parts = [buf[a:b] for a, b in zip(lo.tolist(), hi.tolist())]
         buffer = (np.concatenate(parts) if parts else buf[:0], sub)
-    conflicts, agreements = find_claim_conflicts([texts[k] for k in members], buffer=buffer,
+    conflicts, agreements = find_claim_conflicts([texts[k] for k in members], buffer=buffer, info=info,
                                                  titles=None if titles is None else _Picked(titles, members))
     remap = lambda found: {(members[a], members[b]): v for (a, b), v in found.items()}  # noqa: E731
     return remap(conflicts), remap(agreements)
@@ -345,7 +348,8 @@ def version_pairs(packed: PackedCandidates) -> ContradictionPairs:
 
 def detect_contradictions(packed: PackedCandidates, texts: list[str], near_i: np.ndarray, near_j: np.ndarray,
                           red_i: np.ndarray, red_j: np.ndarray, *, drift_severity: float, claims: bool,
-                          claim_severity: float) -> tuple[ContradictionPairs, dict, dict, np.ndarray | None]:
+                          claim_severity: float, capped: list | None = None
+                          ) -> tuple[ContradictionPairs, dict, dict, np.ndarray | None]:
     """Every contradiction among the candidates listed as pairs: drift among the near pairs
     ``(near_i, near_j)``, and claims (above :data:`CLAIM_ALL_TEXTS_LIMIT` candidates only among the
     redundancy pairs ``(red_i, red_j)``).
@@ -353,6 +357,8 @@ def detect_contradictions(packed: PackedCandidates, texts: list[str], near_i: np
     Field and version conflicts are not listed: they stay per-value codes (``packed.field_values``,
     ``packed.doc`` and ``packed.version``; pairs on request from
     :func:`ctxselect.features.contradictions.fields.field_pairs` and :func:`version_pairs`).
+    ``capped``, if given, receives a sentence for each bound on the work that left pairs unexamined
+    (drift's cap, the claim join's budgets; :attr:`~ctxselect.features.pairs.Signals.capped`).
 
     Returns
     -------
@@ -365,15 +371,24 @@ def detect_contradictions(packed: PackedCandidates, texts: list[str], near_i: np
     """
     parts = []  # (i, j, severity, kind, superseded or None), each sorted by (i, j)
     if drift_severity > 0 and len(near_i):
-        di, dj = drift_pairs(packed, near_i, near_j)
+        drift: dict = {}
+        di, dj = drift_pairs(packed, near_i, near_j, drift)
         parts.append((di, dj, drift_severity, ConflictKind.DRIFT, None))
         del di, dj
+        if capped is not None and drift["pairs"] > drift["examined"]:
+            capped.append(f"drift examined {drift['examined']:,} of {drift['pairs']:,} near-duplicate pairs whose "
+                          "numbers differ (the most relevant first; the others make no drift)")
     claim_conflicts, claim_agreements, readable = {}, {}, None
     if claims and any(t.strip() for t in texts):
         if len(texts) <= CLAIM_ALL_TEXTS_LIMIT:
             readable = claim_readable(texts, packed.text_buffer)
+        join: dict = {}
         claim_conflicts, claim_agreements = claim_pairs(texts, red_i, red_j, buffer=packed.text_buffer,
-                                                        titles=claim_titles(packed.candidates), read=readable)
+                                                        titles=claim_titles(packed.candidates), read=readable,
+                                                        info=join)
+        if capped is not None and join.get("beyond_budget"):
+            capped.append(f"the claim join's budgets left {join['beyond_budget']:,} of its largest buckets "
+                          "uncompared (claims there make no conflict)")
         if claim_conflicts:
             keys = np.array(sorted(claim_conflicts), dtype=np.int64).reshape(-1, 2)
             parts.append((keys[:, 0], keys[:, 1], claim_severity, ConflictKind.CLAIM, None))
