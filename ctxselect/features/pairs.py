@@ -120,7 +120,7 @@ class Signals:
     compared: np.ndarray | None = None
     reach: int | None = None
     cut_by_time: bool = False
-    capped: tuple = ()
+    capped: tuple[str, ...] = ()
 
     def duplicate_groups(self) -> list[np.ndarray]:
         """The clusters with two or more members, each as sorted positions."""

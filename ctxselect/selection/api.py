@@ -20,7 +20,7 @@ from ctxselect.packing import PackedCandidates, pack
 from ctxselect.quality.report import QualityReport, report_for
 from ctxselect.selection.constraints import context_conflicts
 from ctxselect.selection.corroboration import OnUnresolved
-from ctxselect.selection.diagnosis import empty_reason
+from ctxselect.selection.diagnosis import after_capped, empty_reason
 from ctxselect.selection.explain import exclusion_reasons, unresolved_entries
 from ctxselect.selection.problem import ObjectiveWeights, Problem, build_problem, score
 from ctxselect.selection.solvers.core import Reach
@@ -52,8 +52,8 @@ class Selection:
         (bound − objective) / |bound|. None for the baselines.
     status : str
         ``optimal`` (proven), ``feasible`` (not proven: time limit, solved on a core of the
-        candidates, the time limit cut the similarities: ``excluded`` says "not compared", or a
-        bound on the contradictions' work left pairs unexamined: the reason says which),
+        candidates, the time limit cut the similarities: ``excluded`` says "not compared", or drift's
+        cap or the claim join's budgets left pairs unexamined: the reason says which),
         ``fallback`` (the solver found nothing in time: the best baseline is returned),
         ``baseline``, or ``empty`` (nothing is selected: the reason counts why each
         candidate was left out, then gives the status the selector reached, e.g. "(optimal: proven
@@ -384,8 +384,7 @@ def select(
         infeasible = infeasible + [f"the selection returned does not meet {f.condition}: {f.message}"
                                    for f in report.failures]
     excluded = exclusion_reasons(problem, mask, enforce_gate=gate_on, notes=notes, ceiling=info.get("ceiling", False))
-    if problem.signals.capped:  # drift's cap or the claim join's budgets bound: conflicts may be missed, unproven
-        status, reason = ("feasible" if status == "optimal" else status), "; ".join((reason, *problem.signals.capped))
+    status, reason = after_capped(status, reason, problem.signals.capped)  # a contradictions' bound that bound
     if not mask.any():  # never silently: the status says so, the reason counts why
         status, reason = "empty", f"{empty_reason(problem.n, excluded)} ({status}: {reason})"
     ended = time.perf_counter()

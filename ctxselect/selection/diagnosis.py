@@ -10,7 +10,7 @@ from ctxselect._config import TOLERANCE
 from ctxselect.model.weights import relative_weights
 from ctxselect.selection.problem import Problem
 
-__all__ = ["diagnose", "empty_reason"]
+__all__ = ["diagnose", "empty_reason", "after_capped"]
 
 
 def _names(items) -> str:
@@ -118,3 +118,14 @@ def empty_reason(n: int, excluded: dict[str, str]) -> str:
     if n == 0:
         return "empty context: there is no candidate"
     return f"empty context: none of the {n} candidate(s) is selected: {tally(excluded.values())}"
+
+
+def after_capped(status: str, reason: str, capped) -> tuple[str, str]:
+    """A call's status and reason once the contradictions' bounds that bound (``Signals.capped``: drift's
+    cap, the claim join's budgets) are said: conflicts among the pairs left unexamined may be missed, so
+    ``optimal`` (proven over the conflicts found) becomes ``feasible``; other statuses keep theirs."""
+    if not capped:
+        return status, reason
+    if status == "optimal":
+        status, reason = "feasible", f"{reason}, but not every pair was examined for contradictions"
+    return status, "; ".join((reason, *capped))

@@ -293,9 +293,9 @@ def _compare(members: list, context_ratio: float, scopes, room: int):
 
 
 def _within_budget(buckets: dict, joined: int) -> tuple[list, int]:
-    """[(join position, bucket)] of the join buckets to compare, smallest first (ties in join order):
-    those within the caps whose comparisons, m (m - 1) / 2 for m claims, fit in the budget of
-    :data:`ALIGN_BASE` + :data:`ALIGN_PER_CLAIM` × ``joined`` claims (the larger are boilerplate); how many were."""
+    """([(join position, bucket)], count): the join buckets to compare, smallest first (ties in join order),
+    those within the caps whose comparisons, m (m - 1) / 2 for m claims, fit in the budget of :data:`ALIGN_BASE`
+    + :data:`ALIGN_PER_CLAIM` × ``joined`` claims (the larger are boilerplate); and the count within the caps."""
     kept = [m for m in buckets.values() if 1 < len(m) <= MAX_BUCKET_CLAIMS
             and (len(m) <= MAX_BUCKET_TEXTS or len({t for t, _ in m}) <= MAX_BUCKET_TEXTS)]
     cost = [len(m) * (len(m) - 1) // 2 for m in kept]

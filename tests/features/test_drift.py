@@ -123,10 +123,26 @@ def test_equal_embeddings_examine_a_bounded_number_of_pairs():
     info = {}
     di, _dj = drift_pairs(packed, *all_pairs(n), info)
     assert info == {"examined": cap, "cap": cap, "pairs": 79_800} and len(di) == cap
-    sel = ctxselect.select(packed, signal_options={"claims": False}, enforce_gate=False)
-    assert sel.status == "feasible" and sel.status_reason.endswith(s.capped[0]), (sel.status, sel.status_reason)
     assert signals(ctxselect.pack(chunks[:40], {"token_budget": 100}, embeddings=np.ones((40, 8))),
                    claims=False).capped == ()  # 780 pairs: within the cap, all examined
+
+
+def test_a_binding_drift_cap_is_said_and_never_proven_optimal(monkeypatch):
+    """40 chunks, every embedding equal, each text its own numbers: 780 near pairs to examine, a cap of 40.
+    select() is proven optimal without the cap; with it, feasible, and the reason says what was examined."""
+    n = 40
+    chunks = [{"id": f"c{k}", "source": "s", "tokens": 10, "relevance": 0.5 + k / 100, "embedding": [1.0, 0.0],
+               "text": f"the report counts {k + 10} units and {k + 5000} crates"} for k in range(n)]
+    reqs = {"token_budget": 100, "min_coverage": 0}
+    sel = ctxselect.select(chunks, reqs, signal_options={"claims": False}, on_unresolved="keep_both")
+    assert sel.status == "optimal" and sel.status_reason == "proven optimal", (sel.status, sel.status_reason)
+    monkeypatch.setattr(detect, "DRIFT_PAIR_FLOOR", 0)
+    monkeypatch.setattr(detect, "DRIFT_PAIRS_PER_CANDIDATE", 1)
+    sel = ctxselect.select(chunks, reqs, signal_options={"claims": False}, on_unresolved="keep_both")
+    assert sel.status == "feasible", (sel.status, sel.status_reason)
+    assert sel.status_reason == ("proven optimal, but not every pair was examined for contradictions; drift examined "
+                                 "40 of 780 near-duplicate pairs whose numbers differ (the most relevant first; the "
+                                 "others make no drift)")
 
 
 def test_texts_writing_the_same_numbers_are_settled_in_bulk():

@@ -340,6 +340,7 @@ def test_a_late_start_is_said_when_a_baseline_replaces_the_solvers_selection(mon
     sel = ctxselect.select(chunks, {"token_budget": 25, "min_coverage": 0}, time_limit=1.0)
     assert sel.status == "feasible" and "baseline that meets it" in sel.status_reason, sel.status_reason
     assert sel.status_reason.startswith("time limit of 1 s left the solver "), sel.status_reason
+    assert sel.status_reason.count("time limit of 1 s") == 1, sel.status_reason
 
 
 def test_a_late_start_is_said_when_the_most_required_chunks_were_not_proven(monkeypatch):
@@ -356,3 +357,4 @@ def test_a_late_start_is_said_when_the_most_required_chunks_were_not_proven(monk
     assert sel.ids == ["c0"] and sel.relaxed == ["gate", "sources"], (sel.ids, sel.relaxed)
     assert "proven optimal for the required chunks found, but" in sel.status_reason, sel.status_reason
     assert sel.status_reason.startswith("time limit of 1 s left the solver "), sel.status_reason
+    assert sel.status_reason.count("time limit of 1 s") == 1, sel.status_reason
