@@ -68,14 +68,33 @@ def timed(candidates, requirements, question, method: str, **options):
     return sel, time.process_time() - cpu, time.perf_counter() - wall
 
 
+def reference() -> float:
+    """CPU seconds of a fixed workload that runs no ctxselect code (Python objects, small NumPy calls, about a
+    megabyte touched: select()'s kind of work; ~4 ms), timed beside every call: how fast the machine ran then.
+    The host's other tenants slow it by a quarter and more at times, which the load average never shows; a
+    run's figures are read beside its reference."""
+    cpu = time.process_time()
+    rows = [{"id": f"r{k}", "value": k * 0.37 % 1.0, "pair": (k, k + 1)} for k in range(1000)]
+    rows.sort(key=lambda r: r["value"])
+    data = np.arange(100_000, dtype=np.float64) * 0.37 % 1.0
+    for k in range(10):
+        part = data[k * 10_000:(k + 1) * 10_000]
+        np.unique(part[:500])
+        part.argsort(kind="stable")
+    sum(len(r["id"]) for r in rows)
+    return time.process_time() - cpu
+
+
 def measure(n: int, calls: int, dim: int = 0, methods=("optimal", "greedy"), matrix: bool = False) -> dict:
     rows = {m: {"cpu": [], "wall": [], "status": [], "gap": [], "objective": []} for m in methods}
+    references = []
     warm, options = as_matrix(instance(n, -1, dim), matrix)
     for m in methods:  # compile / import once, as a long-running assembler has
         timed(*warm, m, **options)
     for k in range(calls):
         inst = instance(n, k, dim)
         given, options = as_matrix(inst, matrix)
+        references.append(reference())
         for m in methods:
             sel, cpu, wall = timed(*given, m, **options)
             row = rows[m]
@@ -98,7 +117,7 @@ def measure(n: int, calls: int, dim: int = 0, methods=("optimal", "greedy"), mat
                                   enforce_sources=sources_on):
                     rows["optimal"].setdefault("below_rival", []).append(k)
     out = {"n": n, "dim": dim, "calls": calls, "embeddings": "matrix" if matrix and dim else "per candidate",
-           "methods": {}}
+           "reference_p50": statistics.median(references), "methods": {}}
     for m, row in rows.items():
         out["methods"][m] = {
             "cpu_p50": statistics.median(row["cpu"]), "wall_p50": statistics.median(row["wall"]),
@@ -161,7 +180,8 @@ def main(argv=None) -> None:
         below = r["methods"].get("optimal", {}).get("below_feasible_greedy")
         print(f"n={r['n']:,} dim={r['dim']}: optimal/greedy CPU {r.get('cpu_ratio', 0):.2f}x; worst optimal/greedy "
               f"objective {r.get('optimal_vs_greedy_objective')}; optimal below a greedy selection that meets "
-              f"the same constraints in {below} of {r['calls']} calls")
+              f"the same constraints in {below} of {r['calls']} calls; machine reference p50 "
+              f"{1e3 * r['reference_p50']:.2f} ms (a fixed workload, no ctxselect code: lower is a faster machine)")
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(results, fh, indent=1)
