@@ -18,8 +18,8 @@ from ctxselect.features.contradictions.detect import detect_contradictions
 from ctxselect.features.pairs import PairList, Signals
 from ctxselect.features.providers import best_providers
 from ctxselect.features.query_terms import QueryProbes, query_probes, scan_words
-from ctxselect.features.similarity import (_priority_array, cosine_may_cut, cosine_pairs_until, minhash_pairs,
-                                           text_signatures)
+from ctxselect.features.similarity import (PAIR_FLOOR, PAIRS_PER_ROW, _priority_array, cosine_may_cut,
+                                           cosine_pairs_until, minhash_pairs, text_signatures)
 from ctxselect.kernels.pairs import _components, _freshness
 from ctxselect.model import validation as checks
 from ctxselect.packing import PackedCandidates
@@ -206,7 +206,7 @@ def signals(
                     priority = _priority(packed, freshness)
             ri, rj, rw, compared = cosine_pairs_until(packed.embedding_data, low, deadline=deadline, priority=priority,
                                                       chain=dup_t, block=block_size, ids=packed.ids, most=most,
-                                                      info=cosine)
+                                                      info=cosine, max_pairs=max(PAIR_FLOOR, PAIRS_PER_ROW * n))
             near = rw >= dup_t
             dup = near.copy()
         else:
@@ -250,6 +250,7 @@ def signals(
         compared=compared,
         reach=None if compared is None else most,
         cut_by_time=compared is not None and cosine.get("timed_out", False),
+        cut_by_pairs=compared is not None and cosine.get("pair_cut", False),
         capped=tuple(capped),
     )
 

@@ -102,6 +102,9 @@ class Signals:
     cut_by_time : bool
         Whether the deadline stopped the cosine's tiles before every chunk, or every chunk the
         reach asked for, was compared.
+    cut_by_pairs : bool
+        Whether the cosine's pair budget (``max(PAIR_FLOOR, PAIRS_PER_ROW * n)`` pairs,
+        :mod:`ctxselect.features.similarity`) stopped its tiles: rows so alike that every pair is one.
     capped : tuple of str
         A sentence for each bound on the contradictions' work that left pairs unexamined (drift's
         cap on the pairs it examines one by one, the claim join's budgets); empty when none bound.
@@ -120,6 +123,7 @@ class Signals:
     compared: np.ndarray | None = None
     reach: int | None = None
     cut_by_time: bool = False
+    cut_by_pairs: bool = False
     capped: tuple[str, ...] = ()
 
     def duplicate_groups(self) -> list[np.ndarray]:

@@ -18,6 +18,7 @@ import numpy as np
 from ctxselect._config import COSINE_PRODUCTS, SERIAL_BYTES, SERIAL_PAIRS, SIMILARITY_EPSILON
 from ctxselect.errors import InputError
 from ctxselect.features.blas import one_blas_thread
+from ctxselect.features.cut_rows import _priority_array, _rows_within, _said, _untainted
 from ctxselect.features.scratch import scratch
 from ctxselect.features.tiles import Tiles
 from ctxselect.kernels.minhash import (
@@ -35,7 +36,7 @@ from ctxselect.packing import text_buffer
 
 __all__ = ["cosine_may_cut", "cosine_pairs", "cosine_pairs_until", "signature_rows", "text_signatures", "minhash_pairs",
            "minhash_route", "lsh_bands", "one_blas_thread", "EXHAUSTIVE_PAIR_LIMIT", "ONE_BLAS_THREAD_WORK",
-           "TILE_COLUMNS", "UNCUT_WORK"]
+           "TILE_COLUMNS", "UNCUT_WORK", "PAIR_FLOOR", "PAIRS_PER_ROW"]
 
 # Up to this many pairs, MinHash compares every pair; above it, LSH banding proposes candidates.
 EXHAUSTIVE_PAIR_LIMIT = 200_000
@@ -59,6 +60,12 @@ ONE_BLAS_THREAD_WORK = 2_000 * 2_000 * 384
 #: more than the product. Measured here (1,280 rows against n at d = 384, float32, two threads, CPU):
 #: n = 20,000 139 ms in full rows against 129 ms in blocks of 4,096; n = 50,000 333 against 297 ms.
 TILE_COLUMNS = 4_096
+
+
+#: ``signals()``' cosine keeps at most max(PAIR_FLOOR, PAIRS_PER_ROW x n) pairs (checked between tiles): past
+#: them the rows left are not compared, as under a deadline. Every embedding equal made every pair a pair: 2,000
+#: chunks 2.3-2.75 s and 483 MiB, 5,000 11.1 s and 1,987 MiB under a 1 s limit (session 32).
+PAIR_FLOOR, PAIRS_PER_ROW = 200_000, 100
 
 
 def cosine_may_cut(n: int, d: int) -> bool:
@@ -131,7 +138,7 @@ def cosine_pairs(embeddings: np.ndarray, threshold: float, *, block: int = 512, 
 
 def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: float | None = None,
                        priority: np.ndarray | None = None, chain: float | None = None, block: int = 512, ids=None,
-                       most: int | None = None, info: dict | None = None):
+                       most: int | None = None, info: dict | None = None, max_pairs: int | None = None):
     """:func:`cosine_pairs` that compares at most ``most`` rows with every other row, and stops its
     tiles at ``deadline`` (a ``time.perf_counter()`` instant), the most promising rows first.
 
@@ -151,6 +158,9 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
     reachable from a compared row through pairs at or above ``chain`` are compared with the other
     uncompared rows too, a frontier at a time, so that the components of those pairs (near-duplicate
     clusters) that hold a compared row are whole; those rows are then compared with every row.
+    With ``max_pairs``, once the pairs found pass it the tiles stop as under a deadline, and so does
+    the chaining (a frontier's rows not reached stay uncompared): the pairs kept stay within
+    ``max_pairs`` and one tile's (``block`` x n), however alike the rows.
 
     Returns
     -------
@@ -162,7 +172,7 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
         The rows compared with every other row; None when all were (nothing was cut).
 
     ``info`` (a dict, if given) gets ``"timed_out"``: whether the deadline stopped the tiles before
-    every row, or ``most`` of them, were compared.
+    every row, or ``most`` of them, were compared; and ``"pair_cut"``: whether ``max_pairs`` did.
     """
     n = len(embeddings)
     checks.integer(block, "block", low=1)
@@ -185,14 +195,17 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
     small = n * n * width <= ONE_BLAS_THREAD_WORK
     products = Tiles(unit, block, TILE_COLUMNS, cut, kind=COSINE_PRODUCTS, serial=small)
     most = n if most is None or 2 * most >= n else most  # half the rows against all cost as much as every pair
-    timed_out = False
+    timed_out = pair_cut = False
+    room = np.inf if max_pairs is None else max_pairs  # pairs that may yet be found before the tiles stop
+    found = done = 0  # pairs found, rows tiled
     with one_blas_thread() if small and products.kind == "float32" else nullcontext():
         while start < left:
             now = time.perf_counter()
+            rows_cap = _rows_within(room, n, found, done, block)
             if order is None:  # upper-triangle tiles in the input's order
-                rows, cols = min(block, n - start), n - start
+                rows, cols = min(block, n - start, rows_cap), n - start
                 rest = cols * cols / 2 * width  # the tiles left, in multiply-adds
-                if rest > UNCUT_WORK and (most < n or deadline is not None and (
+                if rest > UNCUT_WORK and (most < n or room < 0 or deadline is not None and (
                         now >= deadline or tiles >= 2 and now + rest / rate > deadline)):
                     key = np.zeros(n) if priority is None else priority  # the rest by priority, from here on
                     order = start + np.argsort(-key[start:], kind="stable")
@@ -203,8 +216,11 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
                 parts.append(_upper_pairs(products, start, rows))
                 work = rows * cols * width
             else:  # the tile's rows against every row (no reordered copy): their pairs with the rows after them
-                rows, rest = min(block, left - start, most - switched - start), (left - start) * n * width
+                rows, rest = min(block, left - start, most - switched - start, rows_cap), (left - start) * n * width
                 if rows <= 0:
+                    break
+                if room < 0:
+                    pair_cut = True
                     break
                 if deadline is not None and tiles and rest > UNCUT_WORK and now + rows * n * width / rate > deadline:
                     timed_out = True
@@ -213,17 +229,23 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
                                         np.arange(start, start + rows, dtype=np.int64)))
                 work = rows * n * width
             start, tiles, rate = start + rows, tiles + 1, work / max(time.perf_counter() - now, 1e-9)
-        if info is not None:
-            info["timed_out"] = timed_out
+            room, found, done = room - len(parts[-1][0]), found + len(parts[-1][0]), done + rows
         if order is None:
+            _said(info, timed_out, pair_cut)
             return (*_joined(parts), None)
         compared = np.zeros(n, dtype=bool)
         compared[:switched] = True
         compared[order[:start if start < len(order) - 1 else len(order)]] = True  # a last row: with every other
         i, j, w = _joined(parts)
         if chain is not None and not compared.all():  # the chained rows: compared with every row by then
-            i, j, w, compared = _chained_pairs(products, (i, j, w), compared, np.float32(chain - COSINE_TOLERANCE),
-                                               block)
+            strong = np.float32(chain - COSINE_TOLERANCE)
+            i, j, w, compared, pending = _chained_pairs(products, (i, j, w), compared, strong, block, room)
+            if pending is not None:  # the budget stopped the chaining: a cluster through the rows it did not reach
+                pair_cut = True      # may join compared rows, so none of theirs is held compared
+                compared = _untainted(n, i, j, w >= strong, compared, pending)
+                keep = compared[i] | compared[j]
+                i, j, w = i[keep], j[keep], w[keep]
+        _said(info, timed_out, pair_cut)
         _, first = np.unique(i * n + j, return_index=True)  # sorted by (i, j); a pair found twice: its first weight
     return i[first], j[first], w[first], (None if compared.all() else compared)
 
@@ -289,24 +311,12 @@ def _row_pairs(products: Tiles, rows: np.ndarray, key: np.ndarray, limit: np.nda
     return parts[0] if len(parts) == 1 else _joined(parts)
 
 
-def _priority_array(priority, n: int, field: str = "priority") -> np.ndarray:
-    """``priority`` as n finite float64 numbers, else a located :class:`InputError` naming ``field``."""
-    try:
-        out = np.asarray(priority)
-    except (TypeError, ValueError, OverflowError):
-        out = np.asarray(None)
-    found = (f"shape {out.shape}" if out.shape != (n,) else f"{out.dtype} values" if out.dtype.kind not in "iuf"
-             else "NaN or infinity" if not np.isfinite(out).all() else None)
-    if found is not None:
-        raise InputError(field=field, expected=f"one finite number per row ({n})", found=found)
-    return out.astype(np.float64)
-
-
-def _chained_pairs(products: Tiles, pairs, compared: np.ndarray, chain, block: int):
+def _chained_pairs(products: Tiles, pairs, compared: np.ndarray, chain, block: int, room=np.inf):
     """``pairs`` (i, j, w) and the pairs at or above the cut between the uncompared rows reachable
     from a compared row through pairs at or above ``chain`` and the other uncompared rows, found a
     frontier (``block`` rows a product) at a time (a pair between two frontier rows comes twice);
-    and ``compared`` with those rows (compared with every row: the others' tiles held the rest)."""
+    ``compared`` with those rows (compared with every row: the others' tiles held the rest); and, when
+    ``room`` (pairs) ran out first, the rows reached but not compared (else None)."""
     seen = compared.copy()
     open_columns = (~compared).astype(np.int64)  # key 1: an uncompared row, paired with the frontier's
     i, j, w = pairs
@@ -314,16 +324,20 @@ def _chained_pairs(products: Tiles, pairs, compared: np.ndarray, chain, block: i
     frontier = np.unique(np.concatenate([i[strong], j[strong]]))
     found = [pairs]
     while (frontier := frontier[~seen[frontier]]).size:
-        seen[frontier] = True
         reached = []
         for at in range(0, len(frontier), block):
+            if room < 0:
+                pending = np.unique(np.concatenate([frontier[at:], *reached]))
+                return (*(np.concatenate(column) for column in zip(*found)), seen, pending[~seen[pending]])
             rows = frontier[at:at + block]
             a, b, v = _row_pairs(products, rows, open_columns, np.zeros(len(rows), dtype=np.int64))
+            seen[rows] = True
+            room -= len(a)
             found.append((a, b, v))
             near = v >= chain
             reached += [a[near], b[near]]
         frontier = np.unique(np.concatenate(reached))
-    return (*(np.concatenate(column) for column in zip(*found)), seen)
+    return (*(np.concatenate(column) for column in zip(*found)), seen, None)
 
 
 def _joined(parts):

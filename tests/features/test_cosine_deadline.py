@@ -47,7 +47,7 @@ def components(n, pairs):
     return label
 
 
-def check_cut(emb, threshold, block, priority, out, chain=None, most=None, base=None):
+def check_cut(emb, threshold, block, priority, out, chain=None, most=None, base=None, budget=False):
     """The invariants of one cut's output. With ``chain``, ``base`` is the compared rows of the
     same cut without it: the rows compared are those and the rows chained to them (the components
     of the pairs at or above ``chain`` that hold one of them, pairs within 1e-5 of it aside)."""
@@ -74,7 +74,7 @@ def check_cut(emb, threshold, block, priority, out, chain=None, most=None, base=
         assert all(found[k] in near for k in np.flatnonzero(compared).tolist())  # chained rows only
         compared = base
     reach = n if most is None or 2 * most >= n else most  # from n / 2 on, every pair (a cut is the deadline's)
-    assert min(block, reach) <= compared.sum() <= reach
+    assert (0 if budget else min(block, reach)) <= compared.sum() <= reach  # (a pair budget shrinks the tiles)
     # the input's first rows, then the rest from the highest priority (ties in input order)
     start = int(np.argmin(compared)) if not compared.all() else n
     rest = np.arange(start, n)
@@ -89,9 +89,9 @@ def check_cut(emb, threshold, block, priority, out, chain=None, most=None, base=
        st.lists(st.sampled_from([0.0, 0.25, 0.5, 1.0]), min_size=40, max_size=40),
        st.lists(st.floats(0, 3), max_size=12), st.floats(-1, 10), st.sampled_from([0.0, 40.0, 1e9]),
        st.sampled_from([None, 0.9, 1.0]), st.sampled_from([None, 1, 2, 5, 17, 100]), st.booleans(),
-       st.sampled_from([None, 1, 3, 8]))
+       st.sampled_from([None, 1, 3, 8]), st.sampled_from([None, None, 0, 3, 40]))
 def test_a_cut_lists_the_twins_pairs_of_the_compared_rows(seed, n, d, block, threshold, priority, clock, deadline,
-                                                          uncut, chain, most, timed, columns):
+                                                          uncut, chain, most, timed, columns, max_pairs):
     emb = embeddings(seed, n, d)
     priority = priority[:n]
     runs, infos = [], []
@@ -103,22 +103,26 @@ def test_a_cut_lists_the_twins_pairs_of_the_compared_rows(seed, n, d, block, thr
                 monkeypatch.setattr(similarity, "TILE_COLUMNS", columns)
             infos.append({})
             runs.append(cosine_pairs_until(emb, threshold, deadline=deadline if timed else None, priority=priority,
-                                           block=block, chain=link, most=most, info=infos[-1]))
+                                           block=block, chain=link, most=most, info=infos[-1], max_pairs=max_pairs))
     if not timed:
         assert not any(info["timed_out"] for info in infos)
-    if (most is None or 2 * most >= n) and runs[0][3] is not None:  # no reach: a cut is the deadline's
-        assert infos[0]["timed_out"]
-    check_cut(emb, threshold, block, priority, runs[0], None, most)
-    if chain is not None:
+    if max_pairs is None:
+        assert not any(info["pair_cut"] for info in infos)
+    for (i, _j, _w, _compared), info in zip(runs, infos):  # a budget that cut: passed by a tile (or chain block) at most
+        assert not info["pair_cut"] or len(i) <= max_pairs + min(block, n) * n
+    if (most is None or 2 * most >= n) and runs[0][3] is not None:  # no reach: a cut is the deadline's or the budget's
+        assert infos[0]["timed_out"] or infos[0]["pair_cut"]
+    check_cut(emb, threshold, block, priority, runs[0], None, most, budget=max_pairs is not None)
+    if chain is not None and not infos[1]["pair_cut"]:  # (a budget that stops the chaining leaves clusters partial)
         base = runs[0][3] if runs[0][3] is not None else np.ones(n, dtype=bool)
-        check_cut(emb, threshold, block, priority, runs[1], chain, most, base=base)
+        check_cut(emb, threshold, block, priority, runs[1], chain, most, base=base, budget=max_pairs is not None)
     out = runs[0]
     if most is not None and 2 * most < n and uncut < n * n * d / 2:  # the reach cuts: its rows, from the first tile
         assert out[3] is not None and out[3][np.lexsort((np.arange(n), -np.asarray(priority)))[0]]
-        if not timed:  # and only the reach: exactly its rows
+        if not timed and not infos[0]["pair_cut"]:  # and only the reach: exactly its rows
             expected = np.lexsort((np.arange(n), -np.asarray(priority)))[:most]
             assert set(np.flatnonzero(out[3]).tolist()) == set(expected.tolist())
-    elif most is not None and not timed:  # half the rows or more: every pair, which costs no more
+    elif most is not None and not timed and not infos[0]["pair_cut"]:  # half the rows or more: every pair
         assert out[3] is None
 
 
@@ -233,3 +237,23 @@ def test_signals_compare_the_reach(monkeypatch):
                        (lambda f, p: (np.zeros(40), 2.5), "reach.count"), ("reach", "reach")):
         with pytest.raises(InputError, match=field.replace(".", r"\.")):
             compute.signals(packed, reach=bad)
+
+
+def test_a_pair_budget_stops_the_tiles_and_holds_no_uncertain_cluster_compared(monkeypatch):
+    """30 distinct rows, then 30 equal ones (every pair of them a pair): the budget of 50 pairs stops the tiles in
+    the equal rows, the chaining through them stops too, and none of their cluster stays compared (a cluster
+    through rows never compared with each other could join two compared rows); every row still compared has
+    every one of its pairs, and the pairs kept pass the budget by one tile at most."""
+    monkeypatch.setattr(similarity, "UNCUT_WORK", 0)
+    rng = np.random.default_rng(3)
+    emb = np.vstack([rng.integers(-3, 4, size=(30, 6)).astype(float), np.tile([9.0, 0, 0, 0, 0, 0], (30, 1))])
+    emb[:30, 0] = 0.0  # the distinct rows: orthogonal to the equal ones
+    info = {}
+    i, j, w, compared = cosine_pairs_until(emb, 0.8, block=8, chain=0.95, info=info, max_pairs=50)
+    assert info == {"timed_out": False, "pair_cut": True}
+    assert compared is not None and not compared[30:].any() and compared[:8].all()
+    every = naive_cosine_pairs(emb.tolist(), 0.8)
+    want = {k: v for k, v in every.items() if compared[k[0]] or compared[k[1]]}
+    _assert_pairs_match(as_dict(i, j, w), want, 0.8, 1e-5)
+    assert len(every) > 400 and len(i) <= 50 + 8 * 60
+    assert cosine_pairs_until(emb, 0.8, block=8, chain=0.95)[3] is None  # no budget: every pair

@@ -86,8 +86,9 @@ def run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core
             wider = replace(problem, eligible=problem.uncut_eligible)  # valid for the uncut problem
             info["bound"] = max(info["bound"], upper_bound(wider, problem.capacity(info["ceiling"])))
         why, more = ((f"the time limit of {time_limit:g} s cut the similarities", "a longer time_limit")
-                     if info["cut"] else ("the similarities were computed within the optimizer's reach",
-                                          "a larger core_size or exact_up_to"))
+                     if info["cut"] else ("the similarities stopped at their pair budget", "embeddings less alike")
+                     if problem.signals.cut_by_pairs else ("the similarities were computed within the optimizer's "
+                                                           "reach", "a larger core_size or exact_up_to"))
         info.update(status="feasible" if info["status"] == "optimal" else info["status"],
                     reason=f"{why} ({compared} of {problem.n} candidates compared with every other; pairs among the "
                            f"others may hold conflicts): {left} candidate(s) not compared were not selectable; "
