@@ -25,14 +25,13 @@ def _priority_array(priority, n: int, field: str = "priority") -> np.ndarray:
     return out.astype(np.float64)
 
 
-def _rows_within(room: float, n: int, found: int, done: int, block: int) -> int:
-    """A tile's rows under a pair budget with ``room`` pairs left: a row may pair with all n (the first tile),
-    then as many as the rows so far did on average; ``block`` when that fits (as it always does but for rows
-    alike enough that nearly every pair is one)."""
-    if room == np.inf:
+def _rows_within(room: float, found: int, done: int, block: int) -> int:
+    """A tile's rows under a pair budget with ``room`` pairs left: ``block`` for the first tile (its tiles are
+    those of a call without a budget), then as many as fit if each row pairs as the rows so far did on
+    average: ``block`` unless the rows are alike enough that nearly every pair is one."""
+    if room == np.inf or not done:
         return block
-    per_row = n if not done else max(found / done, 1.0)
-    return int(max(1, min(block, room // per_row)))
+    return int(max(1, min(block, room // max(found / done, 1.0))))
 
 
 def _untainted(n: int, i, j, strong: np.ndarray, compared: np.ndarray, pending: np.ndarray) -> np.ndarray:

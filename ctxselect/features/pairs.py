@@ -94,17 +94,18 @@ class Signals:
         to 5,000 candidates): a selection's report joins the claims of these only; None when not known.
     compared : bool array (n,) or None
         The chunks whose similarity to every other chunk was computed, when the cosine tiles were
-        cut at a deadline or a reach (``signals(deadline=..., reach=...)``); None when every pair
-        was compared.
+        cut at a deadline, a reach (``signals(deadline=..., reach=...)``) or the pair budget; None
+        when every pair was compared.
     reach : int or None
         When not every pair was compared: how many chunks the reach asked to compare (None: no
-        reach, the deadline alone cut the tiles).
+        reach, the deadline or the pair budget cut the tiles).
     cut_by_time : bool
         Whether the deadline stopped the cosine's tiles before every chunk, or every chunk the
         reach asked for, was compared.
     cut_by_pairs : bool
         Whether the cosine's pair budget (``max(PAIR_FLOOR, PAIRS_PER_ROW * n)`` pairs,
-        :mod:`ctxselect.features.similarity`) stopped its tiles: rows so alike that every pair is one.
+        :mod:`ctxselect.features.similarity`) stopped its tiles or its chaining: rows so alike that
+        nearly every pair is one.
     capped : tuple of str
         A sentence for each bound on the contradictions' work that left pairs unexamined (drift's
         cap on the pairs it examines one by one, the claim join's budgets); empty when none bound.

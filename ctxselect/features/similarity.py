@@ -158,9 +158,10 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
     reachable from a compared row through pairs at or above ``chain`` are compared with the other
     uncompared rows too, a frontier at a time, so that the components of those pairs (near-duplicate
     clusters) that hold a compared row are whole; those rows are then compared with every row.
-    With ``max_pairs``, once the pairs found pass it the tiles stop as under a deadline, and so does
-    the chaining (a frontier's rows not reached stay uncompared): the pairs kept stay within
-    ``max_pairs`` and one tile's (``block`` x n), however alike the rows.
+    With ``max_pairs``, once the pairs found pass it the tiles stop as under a deadline (whatever the work
+    left), and so does the chaining; every compared row whose cluster (pairs at or above ``chain``) reaches a
+    row the chaining did not compare is then left uncompared, with its pairs between uncompared rows: the
+    pairs found stay within ``max_pairs`` and one tile's (``block`` x n), however alike the rows.
 
     Returns
     -------
@@ -180,6 +181,8 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
         most = checks.integer(most, "most", low=1)
     if deadline is not None:
         checks.number(deadline, "deadline")
+    if max_pairs is not None:
+        max_pairs = checks.integer(max_pairs, "max_pairs", low=0)
     priority = None if priority is None else _priority_array(priority, n)
     if n < 2:
         return (*_empty_pairs(), None)
@@ -201,11 +204,11 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
     with one_blas_thread() if small and products.kind == "float32" else nullcontext():
         while start < left:
             now = time.perf_counter()
-            rows_cap = _rows_within(room, n, found, done, block)
+            rows_cap = _rows_within(room, found, done, block)
             if order is None:  # upper-triangle tiles in the input's order
                 rows, cols = min(block, n - start, rows_cap), n - start
                 rest = cols * cols / 2 * width  # the tiles left, in multiply-adds
-                if rest > UNCUT_WORK and (most < n or room < 0 or deadline is not None and (
+                if room < 0 or rest > UNCUT_WORK and (most < n or deadline is not None and (  # (the budget: any size)
                         now >= deadline or tiles >= 2 and now + rest / rate > deadline)):
                     key = np.zeros(n) if priority is None else priority  # the rest by priority, from here on
                     order = start + np.argsort(-key[start:], kind="stable")
@@ -217,10 +220,10 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
                 work = rows * cols * width
             else:  # the tile's rows against every row (no reordered copy): their pairs with the rows after them
                 rows, rest = min(block, left - start, most - switched - start, rows_cap), (left - start) * n * width
-                if rows <= 0:
-                    break
                 if room < 0:
                     pair_cut = True
+                    break
+                if rows <= 0:
                     break
                 if deadline is not None and tiles and rest > UNCUT_WORK and now + rows * n * width / rate > deadline:
                     timed_out = True

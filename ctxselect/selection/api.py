@@ -52,8 +52,8 @@ class Selection:
         (bound − objective) / |bound|. None for the baselines.
     status : str
         ``optimal`` (proven), ``feasible`` (not proven: time limit, solved on a core of the
-        candidates, the time limit cut the similarities: ``excluded`` says "not compared", or drift's
-        cap or the claim join's budgets left pairs unexamined: the reason says which),
+        candidates, the time limit or the pair budget cut the similarities: ``excluded`` says "not
+        compared", or drift's cap or the claim join's budgets left pairs unexamined: the reason says which),
         ``fallback`` (the solver found nothing in time: the best baseline is returned),
         ``baseline``, or ``empty`` (nothing is selected: the reason counts why each
         candidate was left out, then gives the status the selector reached, e.g. "(optimal: proven
@@ -209,7 +209,7 @@ _PARAMETERS = {
 def _log(method: Method, status: str, reason: str, relaxed: list[str], infeasible: list[str],
          timings: dict[str, float], cut: bool = False) -> None:
     """What a call did, for the application's log (never its data: reasons quote no chunk outside
-    the scopes, and no text is logged); ``cut``: the time limit cut the similarities."""
+    the scopes, and no text is logged); ``cut``: the time limit or the pair budget cut the similarities."""
     if (relaxed or cut or status in ("fallback", "empty")) and logger.isEnabledFor(logging.INFO):
         logger.info("select(%s): %s (%s); relaxed: %s; %s", method.value, status, reason,
                     ", ".join(relaxed) or "nothing", "; ".join(infeasible) or "no condition unmet")
@@ -389,7 +389,7 @@ def select(
         status, reason = "empty", f"{empty_reason(problem.n, excluded)} ({status}: {reason})"
     ended = time.perf_counter()
     timings.update(report=ended - finishing, total=ended - started)
-    _log(method, status, reason, relaxed, infeasible, timings, cut=info.get("cut", False))
+    _log(method, status, reason, relaxed, infeasible, timings, cut=info.get("cut") or problem.signals.cut_by_pairs)
     return Selection(
         ids=[problem.packed.ids[i] for i in positions], method=method.value, objective=objective,
         bound=bound, gap=gap, status=status, status_reason=reason, report=report, excluded=excluded,

@@ -77,8 +77,9 @@ def eligibility(packed: PackedCandidates, signals: Signals, *, exclude_outside_w
             uncut_eligible = eligible | (drift & uncut_eligible)
         eligible &= signals.compared
         k = int(signals.compared.sum())
-        why = (f"not compared: the time limit let the similarities of {k} of {n} candidates be computed, the most "
-               "promising first (a longer time_limit compares more)" if signals.cut_by_time else
+        budget = " and the pair budget (embeddings so alike that nearly every pair is one)" * signals.cut_by_pairs
+        why = (f"not compared: the time limit{budget} let the similarities of {k} of {n} candidates be computed, "
+               "the most promising first (a longer time_limit compares more)" if signals.cut_by_time else
                f"not compared: the similarities stopped at their pair budget with {k} of {n} candidates compared "
                "(embeddings so alike that nearly every pair is one)" if signals.cut_by_pairs else
                f"not compared: beyond the optimizer's reach (the similarities of {k} of {n} candidates were "

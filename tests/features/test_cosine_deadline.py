@@ -74,13 +74,28 @@ def check_cut(emb, threshold, block, priority, out, chain=None, most=None, base=
         assert all(found[k] in near for k in np.flatnonzero(compared).tolist())  # chained rows only
         compared = base
     reach = n if most is None or 2 * most >= n else most  # from n / 2 on, every pair (a cut is the deadline's)
-    assert (0 if budget else min(block, reach)) <= compared.sum() <= reach  # (a pair budget shrinks the tiles)
+    assert (0 if budget else min(block, reach)) <= compared.sum() <= (n if budget else reach)  # (a budget: its own)
     # the input's first rows, then the rest from the highest priority (ties in input order)
     start = int(np.argmin(compared)) if not compared.all() else n
     rest = np.arange(start, n)
     rest = rest[np.lexsort((rest, -np.asarray(priority, dtype=float)[rest]))]
     flags = compared[rest]
     assert not (flags[1:] & ~flags[:-1]).any()  # a prefix of the rest in priority order
+
+
+def check_budget_cut(emb, threshold, chain, out):
+    """A chained cut the pair budget stopped: every compared row has all its pairs, no pair joins two rows left
+    uncompared, and two compared rows of one cluster (pairs at or above ``chain``) are joined by pairs found."""
+    i, j, w, compared = out
+    n = len(emb)
+    every = naive_cosine_pairs(emb.tolist(), threshold)
+    got = as_dict(i, j, w)
+    assert all(compared[a] or compared[b] for a, b in got)
+    _assert_pairs_match(got, {k: v for k, v in every.items() if compared[k[0]] or compared[k[1]]}, threshold, 1e-5)
+    whole = components(n, [k for k, v in every.items() if v >= chain + 1e-5])
+    found = components(n, [k for k, v in got.items() if v >= chain - 1e-5])
+    rows = np.flatnonzero(compared).tolist()
+    assert all(found[a] == found[b] for a in rows for b in rows if whole[a] == whole[b])
 
 
 @settings(max_examples=200, deadline=None)
@@ -108,12 +123,14 @@ def test_a_cut_lists_the_twins_pairs_of_the_compared_rows(seed, n, d, block, thr
         assert not any(info["timed_out"] for info in infos)
     if max_pairs is None:
         assert not any(info["pair_cut"] for info in infos)
-    for (i, _j, _w, _compared), info in zip(runs, infos):  # a budget that cut: passed by a tile (or chain block) at most
+    for (i, _j, _w, _compared), info in zip(runs, infos):  # a budget that cut: passed by a tile or chain block
         assert not info["pair_cut"] or len(i) <= max_pairs + min(block, n) * n
     if (most is None or 2 * most >= n) and runs[0][3] is not None:  # no reach: a cut is the deadline's or the budget's
         assert infos[0]["timed_out"] or infos[0]["pair_cut"]
     check_cut(emb, threshold, block, priority, runs[0], None, most, budget=max_pairs is not None)
-    if chain is not None and not infos[1]["pair_cut"]:  # (a budget that stops the chaining leaves clusters partial)
+    if chain is not None and infos[1]["pair_cut"] and runs[1][3] is not None:  # the chaining stopped by the budget:
+        check_budget_cut(emb, threshold, chain, runs[1])  # no cluster joins compared rows but through compared rows
+    if chain is not None and not infos[1]["pair_cut"]:
         base = runs[0][3] if runs[0][3] is not None else np.ones(n, dtype=bool)
         check_cut(emb, threshold, block, priority, runs[1], chain, most, base=base, budget=max_pairs is not None)
     out = runs[0]
@@ -240,20 +257,22 @@ def test_signals_compare_the_reach(monkeypatch):
 
 
 def test_a_pair_budget_stops_the_tiles_and_holds_no_uncertain_cluster_compared(monkeypatch):
-    """30 distinct rows, then 30 equal ones (every pair of them a pair): the budget of 50 pairs stops the tiles in
-    the equal rows, the chaining through them stops too, and none of their cluster stays compared (a cluster
-    through rows never compared with each other could join two compared rows); every row still compared has
-    every one of its pairs, and the pairs kept pass the budget by one tile at most."""
-    monkeypatch.setattr(similarity, "UNCUT_WORK", 0)
+    """30 distinct rows, then 200 equal ones (every pair of them a pair): the budget of 50 pairs stops the tiles
+    in the equal rows, however small the work (UNCUT_WORK as it is), the chaining through them stops too, and
+    none of their cluster stays compared (a cluster through rows never compared with each other could join two
+    compared rows); every row still compared has every one of its pairs, and the tiles and chaining found the
+    budget's pairs and one block's more at most (of 19,900)."""
     rng = np.random.default_rng(3)
-    emb = np.vstack([rng.integers(-3, 4, size=(30, 6)).astype(float), np.tile([9.0, 0, 0, 0, 0, 0], (30, 1))])
+    emb = np.vstack([rng.integers(-3, 4, size=(30, 6)).astype(float), np.tile([9.0, 0, 0, 0, 0, 0], (200, 1))])
     emb[:30, 0] = 0.0  # the distinct rows: orthogonal to the equal ones
+    produced = []
+    for name in ("_upper_pairs", "_row_pairs"):
+        real = getattr(similarity, name)
+        monkeypatch.setattr(similarity, name, lambda *a, real=real: produced.append(real(*a)) or produced[-1])
     info = {}
     i, j, w, compared = cosine_pairs_until(emb, 0.8, block=8, chain=0.95, info=info, max_pairs=50)
     assert info == {"timed_out": False, "pair_cut": True}
-    assert compared is not None and not compared[30:].any() and compared[:8].all()
-    every = naive_cosine_pairs(emb.tolist(), 0.8)
-    want = {k: v for k, v in every.items() if compared[k[0]] or compared[k[1]]}
-    _assert_pairs_match(as_dict(i, j, w), want, 0.8, 1e-5)
-    assert len(every) > 400 and len(i) <= 50 + 8 * 60
+    assert compared is not None and not compared[30:].any() and compared[:30].all()
+    check_budget_cut(emb, 0.8, 0.95, (i, j, w, compared))
+    assert sum(len(p[0]) for p in produced) <= 50 + 8 * 230
     assert cosine_pairs_until(emb, 0.8, block=8, chain=0.95)[3] is None  # no budget: every pair

@@ -231,7 +231,8 @@ def test_a_pair_budget_cut_is_said_and_never_optimal(monkeypatch):
     monkeypatch.setattr(compute, "PAIRS_PER_ROW", 2)
     chunks = [{"id": f"c{k}", "source": "s", "tokens": 10, "relevance": 0.5, "embedding": [1.0, 2.0, 3.0],
                "text": f"chunk {LETTERS[k % 26]}{LETTERS[k // 26]} of the corpus"} for k in range(60)]
-    sel = ctxselect.select(chunks, {"token_budget": 50, "min_coverage": 0}, time_limit=30)
+    sel = ctxselect.select(chunks, {"token_budget": 50, "min_coverage": 0}, time_limit=30,
+                           signal_options={"block_size": 8})
     assert sel.status != "optimal" and "the similarities stopped at their pair budget" in sel.status_reason
     assert not sel.ids and sel.status == "empty", (sel.status, sel.status_reason)
     assert set(sel.excluded.values()) == {"not compared: the similarities stopped at their pair budget with 0 of 60 "

@@ -85,17 +85,19 @@ def run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core
         if info.get("bound") is not None:  # the LP of every chunk eligible but for the cut and corroboration:
             wider = replace(problem, eligible=problem.uncut_eligible)  # valid for the uncut problem
             info["bound"] = max(info["bound"], upper_bound(wider, problem.capacity(info["ceiling"])))
-        why, more = ((f"the time limit of {time_limit:g} s cut the similarities", "a longer time_limit")
-                     if info["cut"] else ("the similarities stopped at their pair budget", "embeddings less alike")
+        budget = " and the pair budget" * problem.signals.cut_by_pairs
+        why, more = ((f"the time limit of {time_limit:g} s{budget} cut the similarities",
+                      "a longer time_limit compares them")
+                     if info["cut"] else ("the similarities stopped at their pair budget (embeddings so alike that "
+                                          "nearly every pair is one)", "their embeddings are too alike to compare")
                      if problem.signals.cut_by_pairs else ("the similarities were computed within the optimizer's "
-                                                           "reach", "a larger core_size or exact_up_to"))
+                                                           "reach", "a larger core_size or exact_up_to compares them"))
         info.update(status="feasible" if info["status"] == "optimal" else info["status"],
                     reason=f"{why} ({compared} of {problem.n} candidates compared with every other; pairs among the "
                            f"others may hold conflicts): {left} candidate(s) not compared were not selectable; "
                            f"among the compared: {info['reason']}")
         if info["relaxed"]:
-            info["infeasible"].append(f"the {left} candidate(s) not compared may hold what is missing ({more} "
-                                      "compares them)")
+            info["infeasible"].append(f"the {left} candidate(s) not compared may hold what is missing ({more})")
     return mask, info
 
 
