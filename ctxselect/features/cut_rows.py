@@ -9,7 +9,10 @@ import numpy as np
 from ctxselect.errors import InputError
 from ctxselect.kernels.pairs import _components
 
-__all__: list[str] = []
+__all__ = ["TOO_ALIKE"]
+
+#: Why the pair budget cut, as the reasons of select() say it.
+TOO_ALIKE = "embeddings so alike that nearly every pair is one"
 
 
 def _priority_array(priority, n: int, field: str = "priority") -> np.ndarray:

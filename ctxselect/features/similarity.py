@@ -199,12 +199,12 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
     products = Tiles(unit, block, TILE_COLUMNS, cut, kind=COSINE_PRODUCTS, serial=small)
     most = n if most is None or 2 * most >= n else most  # half the rows against all cost as much as every pair
     timed_out = pair_cut = False
-    room = np.inf if max_pairs is None else max_pairs  # pairs that may yet be found before the tiles stop
-    found = done = 0  # pairs found, rows tiled
+    limit = np.inf if max_pairs is None else max_pairs
+    found = done = 0  # pairs found, rows tiled: limit - found may yet be found before the tiles stop
     with one_blas_thread() if small and products.kind == "float32" else nullcontext():
         while start < left:
             now = time.perf_counter()
-            rows_cap = _rows_within(room, found, done, block)
+            rows_cap = _rows_within(room := limit - found, found, done, block)
             if order is None:  # upper-triangle tiles in the input's order
                 rows, cols = min(block, n - start, rows_cap), n - start
                 rest = cols * cols / 2 * width  # the tiles left, in multiply-adds
@@ -232,7 +232,7 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
                                         np.arange(start, start + rows, dtype=np.int64)))
                 work = rows * n * width
             start, tiles, rate = start + rows, tiles + 1, work / max(time.perf_counter() - now, 1e-9)
-            room, found, done = room - len(parts[-1][0]), found + len(parts[-1][0]), done + rows
+            found, done = found + len(parts[-1][0]), done + rows
         if order is None:
             _said(info, timed_out, pair_cut)
             return (*_joined(parts), None)
@@ -242,7 +242,7 @@ def cosine_pairs_until(embeddings: np.ndarray, threshold: float, *, deadline: fl
         i, j, w = _joined(parts)
         if chain is not None and not compared.all():  # the chained rows: compared with every row by then
             strong = np.float32(chain - COSINE_TOLERANCE)
-            i, j, w, compared, pending = _chained_pairs(products, (i, j, w), compared, strong, block, room)
+            i, j, w, compared, pending = _chained_pairs(products, (i, j, w), compared, strong, block, limit - found)
             if pending is not None:  # the budget stopped the chaining: a cluster through the rows it did not reach
                 pair_cut = True      # may join compared rows, so none of theirs is held compared
                 compared = _untainted(n, i, j, w >= strong, compared, pending)

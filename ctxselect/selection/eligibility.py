@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ctxselect.features.contradictions.detect import CLAIM_ALL_TEXTS_LIMIT
+from ctxselect.features.cut_rows import TOO_ALIKE
 from ctxselect.features.pairs import Signals
 from ctxselect.packing import PackedCandidates
 from ctxselect.selection.corroboration import OnUnresolved, Resolution, resolve_conflicts
@@ -77,11 +78,11 @@ def eligibility(packed: PackedCandidates, signals: Signals, *, exclude_outside_w
             uncut_eligible = eligible | (drift & uncut_eligible)
         eligible &= signals.compared
         k = int(signals.compared.sum())
-        budget = " and the pair budget (embeddings so alike that nearly every pair is one)" * signals.cut_by_pairs
+        budget = f" and the pair budget ({TOO_ALIKE})" * signals.cut_by_pairs
         why = (f"not compared: the time limit{budget} let the similarities of {k} of {n} candidates be computed, "
                "the most promising first (a longer time_limit compares more)" if signals.cut_by_time else
                f"not compared: the similarities stopped at their pair budget with {k} of {n} candidates compared "
-               "(embeddings so alike that nearly every pair is one)" if signals.cut_by_pairs else
+               f"({TOO_ALIKE})" if signals.cut_by_pairs else
                f"not compared: beyond the optimizer's reach (the similarities of {k} of {n} candidates were "
                "computed: those of highest value less the LP's price of their tokens, and their near-duplicates; "
                "a larger core_size or exact_up_to compares more)")

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ctxselect.features.cut_rows import TOO_ALIKE
 from ctxselect.selection.constraints import satisfies
 from ctxselect.selection.diagnosis import diagnose
 from ctxselect.selection.problem import Problem
@@ -88,8 +89,8 @@ def run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core
         budget = " and the pair budget" * problem.signals.cut_by_pairs
         why, more = ((f"the time limit of {time_limit:g} s{budget} cut the similarities",
                       "a longer time_limit compares them")
-                     if info["cut"] else ("the similarities stopped at their pair budget (embeddings so alike that "
-                                          "nearly every pair is one)", "their embeddings are too alike to compare")
+                     if info["cut"] else (f"the similarities stopped at their pair budget ({TOO_ALIKE})",
+                                          "their embeddings are too alike to compare")
                      if problem.signals.cut_by_pairs else ("the similarities were computed within the optimizer's "
                                                            "reach", "a larger core_size or exact_up_to compares them"))
         info.update(status="feasible" if info["status"] == "optimal" else info["status"],
