@@ -14,7 +14,8 @@ import numpy as np
 from ctxselect.features.cut_rows import TOO_ALIKE
 from ctxselect.selection.constraints import satisfies
 from ctxselect.selection.diagnosis import diagnose
-from ctxselect.selection.problem import Problem
+from ctxselect.selection.problem import Problem, score
+from ctxselect.selection.solvers.core import TIGHT_GAP, cut_bound
 from ctxselect.selection.solvers.cpsat import solve_optimal, solver_loaded, upper_bound
 from ctxselect.selection.solvers.freshness import FRESHNESS_SLACK, closest_freshness, with_freshness_floor
 from ctxselect.selection.solvers.hints import Baselines, best_hint
@@ -77,6 +78,8 @@ def run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core
     select): ``optimal`` becomes ``feasible``, the bound is the LP relaxation over every chunk the
     uncut problem could hold (``Problem.uncut_eligible``), the reason says how many were left out,
     and a relaxed tier's ``infeasible`` says they may hold what is missing."""
+    end = (time.perf_counter() + time_limit if deadline is None else deadline) - (
+        REPORT_RESERVE[0] + REPORT_RESERVE[1] * problem.n)
     mask, info = _run_tiers(problem, enforce_gate=enforce_gate, time_limit=time_limit, core_size=core_size,
                             exact_up_to=exact_up_to, timings=timings, deadline=deadline)
     uncut = problem.signals.compared is not None  # pairs left out, even among chunks none may select,
@@ -85,7 +88,15 @@ def run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core
         left, compared = int(problem.uncompared.sum()), int(problem.signals.compared.sum())
         if info.get("bound") is not None:  # the LP of every chunk eligible but for the cut and corroboration:
             wider = replace(problem, eligible=problem.uncut_eligible)  # valid for the uncut problem
-            info["bound"] = max(info["bound"], upper_bound(wider, problem.capacity(info["ceiling"])))
+            room = problem.capacity(info["ceiling"])
+            info["bound"] = max(info["bound"], upper_bound(wider, room))
+            objective = score(problem, mask)
+            end += timings.get("load", 0.0)  # OR-Tools' first import: outside the time limit
+            if info["bound"] - objective > TIGHT_GAP * abs(info["bound"]) and time.perf_counter() < end:
+                tighter, spent = cut_bound(problem, room, ceiling=info["ceiling"], deadline=end)
+                _add_timings(timings, spent)
+                if tighter is not None:  # both bound the uncut problem: the smaller holds
+                    info["bound"] = max(min(info["bound"], tighter), objective)
         budget = " and the pair budget" * problem.signals.cut_by_pairs
         why, more = ((f"the time limit of {time_limit:g} s{budget} cut the similarities",
                       "a longer time_limit compares them")
