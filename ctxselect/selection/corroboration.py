@@ -83,6 +83,9 @@ class Resolution:
     #: The losers of near-duplicate drift alone (no version or claim verdict): drift is decided on
     #: cosine pairs, whose weights at the threshold can differ by a float32 ulp between BLAS tiles.
     drift_losers: set[int] = field(default_factory=set)
+    #: The older versions a newer selectable one supersedes: read from the packed codes alone, so
+    #: the same in a run that compares every pair (a cut's bound leaves them out).
+    superseded: set[int] = field(default_factory=set)
 
     def left_free(self, n: int, pairs) -> np.ndarray:
         """Which of ``pairs`` (ContradictionPairs over n chunks) are free-text conflicts (claims,
@@ -226,6 +229,7 @@ def resolve_conflicts(packed: PackedCandidates, signals: Signals, eligible: np.n
     out = Resolution()
     for older, newer in (supersession(packed) if superseded is None else superseded).first_newer(eligible).items():
         out.losers.setdefault(older, f"superseded by `{packed.ids[newer]}` (a newer version of the same document)")
+    out.superseded = set(out.losers)
     conflicts = signals.claim_conflicts or {}
     agreements = _agreements_by_chunk(signals.claim_agreements or {}) if conflicts else {}
     weight = packed.relevance * signals.freshness

@@ -30,7 +30,8 @@ class Eligibility:
     of drift alone (a cosine at the duplicate threshold can differ by a float32 ulp between the
     cut's row tiles and the full run's upper-triangle tiles, so a drift verdict may not repeat).
     Above it, claims are joined only among redundancy pairs, and pairs not compared could add
-    support to a loser's side: it is every chunk eligible but for the cut and corroboration."""
+    support to a loser's side: it is every chunk eligible but for the cut and corroboration, less the
+    older versions a newer selectable one supersedes (read from the codes: the same in any run)."""
 
     eligible: np.ndarray
     reasons: dict
@@ -76,6 +77,8 @@ def eligibility(packed: PackedCandidates, signals: Signals, *, exclude_outside_w
             drift = np.zeros(n, dtype=bool)  # drift's own losers aside: a pair at the threshold may differ by an ulp
             drift[list(resolution.drift_losers)] = True
             uncut_eligible = eligible | (drift & uncut_eligible)
+        else:  # the verdicts a full run could change; a version superseded stays superseded
+            uncut_eligible[list(resolution.superseded)] = False
         eligible &= signals.compared
         k = int(signals.compared.sum())
         budget = f" and the pair budget ({TOO_ALIKE})" * signals.cut_by_pairs
