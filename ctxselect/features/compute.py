@@ -189,6 +189,7 @@ def signals(
     compared = most = None  # every chunk compared with every other
     cosine: dict = {}  # whether the deadline stopped the cosine
     empty = np.empty(0, np.int64)
+    dup_t = None  # the near-duplicate threshold, when pairs are computed
     if similarity == "none" or n < 2:
         ri, rj, rw, dup = empty, empty.copy(), np.empty(0), np.zeros(0, bool)
         near_i, near_j = empty, empty
@@ -252,6 +253,7 @@ def signals(
         cut_by_time=compared is not None and cosine.get("timed_out", False),
         cut_by_pairs=compared is not None and cosine.get("pair_cut", False),
         capped=tuple(capped),
+        duplicate_threshold=None if dup_t is None else float(dup_t),
     )
 
 

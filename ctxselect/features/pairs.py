@@ -109,6 +109,8 @@ class Signals:
     capped : tuple of str
         A sentence for each bound on the contradictions' work that left pairs unexamined (drift's
         cap on the pairs it examines one by one, the claim join's budgets); empty when none bound.
+    duplicate_threshold : float or None
+        The similarity from which a pair is a near-duplicate (``duplicate``), when pairs were computed.
     """
 
     freshness: np.ndarray
@@ -126,6 +128,7 @@ class Signals:
     cut_by_time: bool = False
     cut_by_pairs: bool = False
     capped: tuple[str, ...] = ()
+    duplicate_threshold: float | None = None
 
     def duplicate_groups(self) -> list[np.ndarray]:
         """The clusters with two or more members, each as sorted positions."""

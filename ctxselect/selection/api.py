@@ -80,7 +80,8 @@ class Selection:
         so the assembler can tell the model that its sources disagree (``on_unresolved``).
     timings : dict
         Seconds per stage: pack, signals, problem, baselines (when they ran: ``optimal`` makes them
-        only when its search needs a hint or a fallback), model, solve, total; ``load``: kernels
+        only when its search needs a hint or a fallback), model, solve, total; ``bound``: the bound of
+        a cut problem, when it was computed (docs/selection.md); ``load``: kernels
         or OR-Tools a process's first optimizing calls loaded for their input (outside ``time_limit``).
         Wall clock, so not compared: equal calls give equal (``==``) selections.
     """

@@ -4,7 +4,8 @@ Up to ``exact_up_to`` eligible candidates the whole problem is solved; beyond it
 ``core_size`` chunks the LP relaxation values most (value less the LP's price of their tokens),
 plus the baselines' selections and the best providers of every required aspect and source. The
 bound for the whole problem is then the LP relaxation of the knapsack under the per-source caps,
-split on a hard field's values (:func:`upper_bound`).
+split on a hard field's values (:func:`upper_bound`); after a cut of the similarities, also the
+compared chunks' proven optimum plus what the others add at most (:func:`cut_bound`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import numpy as np
 from ctxselect._config import SOLVER_SCALE
 from ctxselect.features.providers import best_providers, smallest
 from ctxselect.kernels.bound import _capped_bound
+from ctxselect.kernels.pairs import _components
 from ctxselect.model import validation as checks
 from ctxselect.packing import PackedCandidates
 from ctxselect.selection.eligibility import selectable
@@ -44,11 +46,15 @@ MAX_SPLIT_VALUES = 16
 
 
 #: After a cut of the similarities, a reported gap above this share of the bound is narrowed by
-#: :func:`cut_bound` (a search of its own, 2-5 ms at 2,000 x 384): the issue's aim, a gap of at most
-#: 1 % where the selection is within 0.2 % of the optimum. Measured on benchmarks/latency.py's
+#: :func:`cut_bound` (a search of its own, 2-5 ms at 2,000 x 384): the aim is a gap of at most 1 %
+#: where the selection is within 0.2 % of the optimum. Measured on benchmarks/latency.py's
 #: 2,000 x 384 queries (15): the LP over every chunk the uncut problem could hold left 1.16 % on one
 #: whose selection was the optimum of the whole problem (every pair compared).
 TIGHT_GAP = 0.01
+#: :func:`cut_bound` keeps the near-duplicate clusters of the pairs at least this far above the
+#: duplicate threshold (a float32 ulp at 1 is 1.2e-7; the pairs are float32 products).
+CLUSTER_MARGIN = 1e-6
+
 
 @dataclass(eq=False)
 class _Relaxation:
@@ -213,34 +219,39 @@ def cut_bound(problem: Problem, capacity: int, *, ceiling: bool, deadline: float
 
     Split a selection S of the uncut problem into A, its compared chunks, and B, the others. The
     objective is the values, plus the aspects covered, less penalties that are never negative, so
-    F(S) ≤ V(A) + all aspects + V(B); the pairs among compared chunks are those a full run computes,
-    so A keeps to the budget less t(B), the per-source caps, the chunk count, the near-duplicate
-    clusters, one value per hard field and one version per document. Hence, with c = t(B):
+    F(S) ≤ V(A) + all aspects + V(B), and A keeps to the budget less t(B), the per-source caps, the
+    chunk count, one value per hard field, one version per document and the near-duplicate clusters
+    of the pairs among compared chunks (those a full run computes, but for a float32 ulp at the
+    threshold: the pairs within :data:`CLUSTER_MARGIN` of it are left out). Hence, c = t(B):
 
         F(S) ≤ all aspects + min(OPT, LP − λ c) + ρ c
 
-    where OPT is the proven optimum of the values alone over the compared chunks under those
-    constraints (our branch and bound, without the gate's lower rows, the source minimums,
-    contradictions and penalties: each only lowers it), LP and λ the LP relaxation of the same
-    and its price of a token (a supergradient: LP(C − c) ≤ LP − λ c), and ρ the largest value per
-    token of a chunk not compared. With ρ < λ the right side is largest at c0 = (LP − OPT) / λ:
-    the bound is all aspects + OPT + ρ c0. None when ρ ≥ λ, more than :data:`EXACT_MAX_CORE`
-    chunks were compared, or the search is not proven within :data:`NODE_LIMIT` nodes or
-    ``deadline``. ``ceiling``: the gate's utilization ceiling holds (as in the tier solved)."""
+    with OPT the proven optimum of the values alone over the compared chunks under those constraints
+    (our branch and bound, without the gate's lower rows, the source minimums, contradictions and
+    penalties: each only lowers it), LP and λ the LP relaxation of the values under the budget and
+    the per-source caps and its price of a token (LP(C − c) ≤ LP − λ c for the λ its bound comes
+    with), ρ the largest value per token of a chunk not compared. The right side is largest at
+    c = 0, c = (LP − OPT) / λ or c = C. Only compared chunks of positive value within ``capacity``
+    count (a selection without the others is worth as much). None when more than
+    :data:`EXACT_MAX_CORE` such chunks were compared, when ρ ≥ λ > 0 (the LP over every chunk is
+    then as good), or when the search is not proven within :data:`NODE_LIMIT` nodes or ``deadline``.
+    ``ceiling``: the gate's utilization ceiling holds (as in the tier solved)."""
     compared, uncut = problem.signals.compared, problem.uncut_eligible
     if compared is None or uncut is None:
         return None, {}
-    inside, outside = uncut & compared, uncut & ~compared
+    tokens = problem.packed.tokens
+    inside = uncut & compared & (problem.value > 0) & (tokens <= capacity)
+    outside = uncut & ~compared
     if not 0 < np.count_nonzero(inside) <= EXACT_MAX_CORE:
         return None, {}
     started = time.perf_counter()
-    tokens = problem.packed.tokens
     rho = float(np.max(problem.value[outside] / tokens[outside], initial=0.0))
     none = np.zeros(0, dtype=np.int64)
     values_only = replace(problem, eligible=inside, aspect_gain=np.zeros_like(problem.aspect_gain), hard_i=none,
-                          hard_j=none, pair_i=none, pair_j=none, pair_penalty=np.zeros(0))
+                          hard_j=none, pair_i=none, pair_j=none, pair_penalty=np.zeros(0),
+                          groups=_firm_clusters(problem.signals))
     lp, lam = _relaxation(values_only, capacity).form(False)  # no aspects left: the values' LP
-    if not rho < lam:
+    if rho >= lam and rho > 0:
         return None, {"bound": time.perf_counter() - started}
     exact = solve_exact(values_only, enforce_gate=False, enforce_sources=False, ceiling=ceiling, hint=None,
                         deadline=deadline, node_limit=NODE_LIMIT)
@@ -248,10 +259,23 @@ def cut_bound(problem: Problem, capacity: int, *, ceiling: bool, deadline: float
     if exact is None or exact.status != "optimal":
         return None, timings
     # the search's optimum is of values rounded to 1 / SOLVER_SCALE: each chunk's error at most half of it
-    best = min(exact.objective + 0.5 * np.count_nonzero(inside) / SOLVER_SCALE, lp)
-    room = min((lp - best) / lam, float(capacity))
-    return float(problem.aspect_gain.sum()) + best + rho * room, timings
+    best = exact.objective + 0.5 * np.count_nonzero(inside) / SOLVER_SCALE
+    points = [0.0, float(capacity)] + ([(lp - best) / lam] if lam > 0 and best < lp else [])
+    most = max(min(best, lp - lam * c) + rho * c for c in points if 0 <= c <= capacity)
+    return float(problem.aspect_gain.sum()) + most, timings
 
+
+def _firm_clusters(signals) -> list[np.ndarray]:
+    """The near-duplicate clusters (two or more members) of the duplicate pairs at least
+    :data:`CLUSTER_MARGIN` above the duplicate threshold: a full run's clusters hold them, though a
+    pair at the threshold may be one in a cut run and not in a full run (a float32 ulp between BLAS
+    tiles). None without a threshold."""
+    red, dup, threshold = signals.redundancy, signals.duplicate, signals.duplicate_threshold
+    if threshold is None or not dup.any():
+        return []
+    firm = dup & (red.weight >= threshold + CLUSTER_MARGIN)
+    n = len(signals.freshness)
+    return replace(signals, clusters=_components(n, red.i[firm], red.j[firm])).duplicate_groups()
 
 def choose_core(problem: Problem, core_size: int, extra: Sequence[np.ndarray], exact_up_to: int = 0,
                 capacity: int | None = None) -> np.ndarray:

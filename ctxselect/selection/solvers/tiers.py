@@ -76,10 +76,13 @@ def run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core
     When the time limit or the reach cut the similarities (``Signals.compared``), nothing is proven
     over the whole problem (the pairs not compared may hold conflicts, even among chunks none may
     select): ``optimal`` becomes ``feasible``, the bound is the LP relaxation over every chunk the
-    uncut problem could hold (``Problem.uncut_eligible``), the reason says how many were left out,
-    and a relaxed tier's ``infeasible`` says they may hold what is missing."""
+    uncut problem could hold (``Problem.uncut_eligible``), or when that leaves a gap above
+    ``TIGHT_GAP`` and time is left, :func:`~ctxselect.selection.solvers.core.cut_bound` where it is
+    smaller (its time in ``timings["bound"]``); the reason says how many were left out, and a relaxed
+    tier's ``infeasible`` says they may hold what is missing."""
     end = (time.perf_counter() + time_limit if deadline is None else deadline) - (
         REPORT_RESERVE[0] + REPORT_RESERVE[1] * problem.n)
+    loaded = timings.get("load", 0.0)  # before the tiers: select() moved its deadline for it already
     mask, info = _run_tiers(problem, enforce_gate=enforce_gate, time_limit=time_limit, core_size=core_size,
                             exact_up_to=exact_up_to, timings=timings, deadline=deadline)
     uncut = problem.signals.compared is not None  # pairs left out, even among chunks none may select,
@@ -90,13 +93,13 @@ def run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core
             wider = replace(problem, eligible=problem.uncut_eligible)  # valid for the uncut problem
             room = problem.capacity(info["ceiling"])
             info["bound"] = max(info["bound"], upper_bound(wider, room))
+            end += timings.get("load", 0.0) - loaded  # OR-Tools' first import in the tiers: outside the limit
             objective = score(problem, mask)
-            end += timings.get("load", 0.0)  # OR-Tools' first import: outside the time limit
             if info["bound"] - objective > TIGHT_GAP * abs(info["bound"]) and time.perf_counter() < end:
                 tighter, spent = cut_bound(problem, room, ceiling=info["ceiling"], deadline=end)
                 _add_timings(timings, spent)
                 if tighter is not None:  # both bound the uncut problem: the smaller holds
-                    info["bound"] = max(min(info["bound"], tighter), objective)
+                    info["bound"] = min(info["bound"], tighter)
         budget = " and the pair budget" * problem.signals.cut_by_pairs
         why, more = ((f"the time limit of {time_limit:g} s{budget} cut the similarities",
                       "a longer time_limit compares them")

@@ -11,11 +11,12 @@ import pytest
 
 import ctxselect
 from ctxselect.features import similarity
+from ctxselect.features.compute import DEFAULT_THRESHOLDS
 from ctxselect.selection import eligibility
 from ctxselect.selection.api import prepare
 from ctxselect.selection.problem import score
-from ctxselect.selection.solvers import core as core_module
-from ctxselect.selection.solvers.core import Reach, cut_bound, upper_bound
+from ctxselect.selection.solvers import tiers
+from ctxselect.selection.solvers.core import CLUSTER_MARGIN, Reach, _firm_clusters, cut_bound, upper_bound
 
 
 WORDS = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot")
@@ -73,6 +74,23 @@ def _uncut_selections(problem):
     return np.array(found).T
 
 
+
+def _checked(cut, tokens, scores) -> tuple[int, int]:
+    """The cut bound of ``cut`` at both capacities (the gate's ceiling or not) against the uncut
+    problem's selections (``tokens``, ``scores``: :func:`_uncut_selections`): it covers the best
+    within the capacity; returns (bounds computed, those below the LP over the uncut problem)."""
+    found = tighter = 0
+    for ceiling in (True, False):
+        capacity = cut.capacity(ceiling)
+        bound, timings = cut_bound(cut, capacity, ceiling=ceiling, deadline=time.perf_counter() + 10)
+        if bound is None:
+            continue
+        found += 1
+        assert set(timings) == {"bound"}
+        assert bound >= scores[tokens <= capacity].max() - 1e-9, (ceiling, bound)
+        tighter += bound < upper_bound(replace(cut, eligible=cut.uncut_eligible), capacity) - 1e-9
+    return found, tighter
+
 @pytest.mark.parametrize("seed", range(3))
 def test_the_cut_bound_covers_the_uncut_optimum(monkeypatch, seed):
     """On random instances cut by the reach (every cosine cut, a core of one), the bound is at
@@ -83,22 +101,14 @@ def test_the_cut_bound_covers_the_uncut_optimum(monkeypatch, seed):
     found = tighter = 0
     for _ in range(30):
         chunks, reqs = _instance(rng, int(rng.integers(8, 13)))
-        cut = prepare(chunks, reqs, QUESTION, reach=Reach(1, 0, True))
+        question = QUESTION if rng.random() < 0.5 else None  # without: no aspects, the bound's own terms alone
+        cut = prepare(chunks, reqs, question, reach=Reach(1, 0, True))
         if cut.signals.compared is None or cut.signals.compared.all():
             continue
-        full = prepare(chunks, reqs, QUESTION)  # every pair compared
+        full = prepare(chunks, reqs, question)  # every pair compared
         assert full.signals.compared is None
         tokens, scores = _uncut_selections(full)
-        for ceiling in (True, False):
-            capacity = cut.capacity(ceiling)
-            bound, timings = cut_bound(cut, capacity, ceiling=ceiling, deadline=time.perf_counter() + 10)
-            if bound is None:
-                continue
-            found += 1
-            assert set(timings) == {"bound"}
-            assert bound >= scores[tokens <= capacity].max() - 1e-9, (seed, ceiling, bound)
-            wider = upper_bound(replace(cut, eligible=cut.uncut_eligible), capacity)
-            tighter += bound < wider - 1e-9
+        found, tighter = np.add((found, tighter), _checked(cut, tokens, scores))
     assert found >= 12 and tighter >= 1, (found, tighter)  # the check ran, and the bound can be the tighter one
 
 
@@ -113,22 +123,16 @@ def test_the_bound_covers_the_optimum_whichever_chunks_were_compared(seed):
     found = tighter = 0
     for _ in range(40):
         chunks, reqs = _instance(rng, int(rng.integers(5, 12)))
-        full = prepare(chunks, reqs, QUESTION)
+        full = prepare(chunks, reqs, QUESTION if rng.random() < 0.5 else None)
         tokens, scores = _uncut_selections(full)
         compared = rng.random(full.n) < rng.uniform(0.2, 0.9)
         losers = rng.random(full.n) < 0.2
         cut = replace(full, signals=replace(full.signals, compared=compared),
                       eligible=full.eligible & compared & ~losers, uncompared=full.eligible & ~compared,
                       uncut_eligible=full.eligible.copy())
-        for ceiling in (True, False):
-            capacity = cut.capacity(ceiling)
-            bound, _ = cut_bound(cut, capacity, ceiling=ceiling, deadline=time.perf_counter() + 10)
-            if bound is None:
-                continue
-            found += 1
-            assert bound >= scores[tokens <= capacity].max() - 1e-9, (seed, ceiling, bound)
-            tighter += bound < upper_bound(full, capacity) - 1e-9
+        found, tighter = np.add((found, tighter), _checked(cut, tokens, scores))
     assert found >= 5 and tighter >= 1, (found, tighter)
+
 
 def test_no_cut_bound_without_a_cut_or_when_the_rest_is_worth_more():
     """Nothing to refine without a cut; and none when a chunk not compared is worth more a token than
@@ -136,6 +140,29 @@ def test_no_cut_bound_without_a_cut_or_when_the_rest_is_worth_more():
     chunks, reqs = _instance(np.random.default_rng(1), 8)
     problem = prepare(chunks, reqs, QUESTION)
     assert cut_bound(problem, problem.capacity(True), ceiling=True, deadline=time.perf_counter() + 10) == (None, {})
+    density = np.where(problem.eligible, problem.value / problem.packed.tokens, -np.inf)
+    compared = density < density.max()  # the densest chunk left out: worth more a token than any price
+    cut = replace(problem, signals=replace(problem.signals, compared=compared), eligible=problem.eligible & compared,
+                  uncompared=problem.eligible & ~compared, uncut_eligible=problem.eligible.copy())
+    bound, timings = cut_bound(cut, cut.capacity(True), ceiling=True, deadline=time.perf_counter() + 10)
+    assert bound is None and set(timings) == {"bound"}
+
+
+def test_the_clusters_keep_only_firm_pairs():
+    """A pair at the duplicate threshold may be one in a cut run and not in a full run (a float32 ulp):
+    the cut bound keeps the clusters of the pairs CLUSTER_MARGIN above the threshold, which a full run
+    holds too; none without a threshold."""
+    chunks, reqs = _instance(np.random.default_rng(1), 8)
+    signals = prepare(chunks, reqs, QUESTION).signals
+    t = signals.duplicate_threshold
+    assert t == pytest.approx(DEFAULT_THRESHOLDS["cosine"][1])
+    red = signals.redundancy
+    i, j = np.array([0, 2, 4, 5]), np.array([1, 3, 5, 6])
+    w = np.array([t, t + CLUSTER_MARGIN / 2, t + 2 * CLUSTER_MARGIN, 0.99])
+    pairs = replace(signals, redundancy=type(red)(i, j, w), duplicate=np.ones(4, dtype=bool))
+    assert [g.tolist() for g in _firm_clusters(pairs)] == [[4, 5, 6]]
+    assert _firm_clusters(replace(pairs, duplicate=np.zeros(4, dtype=bool))) == []
+    assert _firm_clusters(replace(pairs, duplicate_threshold=None)) == []
 
 
 def test_select_reports_the_cut_bound_when_the_lp_leaves_more_than_tight_gap(monkeypatch):
@@ -148,13 +175,10 @@ def test_select_reports_the_cut_bound_when_the_lp_leaves_more_than_tight_gap(mon
         chunks, reqs = _instance(rng, 10)
         full = ctxselect.select(chunks, reqs, QUESTION)
         assert full.status in ("optimal", "empty")
-        monkeypatch.setattr(core_module, "TIGHT_GAP", 1.0)  # never refined: the LP over every chunk
+        monkeypatch.setattr(tiers, "TIGHT_GAP", 1.0)  # never refined: the LP over every chunk
         plain = ctxselect.select(chunks, reqs, QUESTION, core_size=1, exact_up_to=0)
-        monkeypatch.setattr(core_module, "TIGHT_GAP", 0.0)
-        from ctxselect.selection.solvers import tiers
         monkeypatch.setattr(tiers, "TIGHT_GAP", 0.0)  # every gap refined
         refined = ctxselect.select(chunks, reqs, QUESTION, core_size=1, exact_up_to=0)
-        monkeypatch.setattr(tiers, "TIGHT_GAP", 1.0)
         if plain.bound is None or "not compared" not in " ".join(plain.excluded.values()):
             continue
         assert refined.ids == plain.ids and refined.objective == plain.objective
@@ -186,6 +210,7 @@ def test_a_superseded_version_stays_out_of_the_uncut_problem(monkeypatch):
         full = prepare(chunks, reqs, QUESTION)
         tokens, scores = _uncut_selections(full)
         capacity = cut.capacity(True)
-        assert upper_bound(replace(cut, eligible=cut.uncut_eligible), capacity) >= scores[tokens <= capacity].max() - 1e-9
+        wider = upper_bound(replace(cut, eligible=cut.uncut_eligible), capacity)
+        assert wider >= scores[tokens <= capacity].max() - 1e-9
         checked += 1
     assert superseded >= 3 and checked >= 8, (superseded, checked)
