@@ -269,13 +269,14 @@ def _firm_clusters(signals) -> list[np.ndarray]:
     """The near-duplicate clusters (two or more members) of the duplicate pairs at least
     :data:`CLUSTER_MARGIN` above the duplicate threshold: a full run's clusters hold them, though a
     pair at the threshold may be one in a cut run and not in a full run (a float32 ulp between BLAS
-    tiles). None without a threshold."""
+    tiles). No clusters without a threshold."""
     red, dup, threshold = signals.redundancy, signals.duplicate, signals.duplicate_threshold
     if threshold is None or not dup.any():
         return []
     firm = dup & (red.weight >= threshold + CLUSTER_MARGIN)
     n = len(signals.freshness)
     return replace(signals, clusters=_components(n, red.i[firm], red.j[firm])).duplicate_groups()
+
 
 def choose_core(problem: Problem, core_size: int, extra: Sequence[np.ndarray], exact_up_to: int = 0,
                 capacity: int | None = None) -> np.ndarray:
