@@ -74,7 +74,6 @@ def _uncut_selections(problem):
     return np.array(found).T
 
 
-
 def _checked(cut, tokens, scores) -> tuple[int, int]:
     """The cut bound of ``cut`` at both capacities (the gate's ceiling or not) against the uncut
     problem's selections (``tokens``, ``scores``: :func:`_uncut_selections`): it covers the best
