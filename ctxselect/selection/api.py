@@ -374,7 +374,7 @@ def select(
         status, reason = "baseline", f"{method.value} baseline (no optimality claim)"
 
     finishing = time.perf_counter()
-    objective = score(problem, mask)
+    objective = info["objective"] if method is Method.OPTIMAL else score(problem, mask)  # (run_optimal scored it)
     if method is Method.OPTIMAL and info.get("bound") is not None:
         bound = max(float(info["bound"]), objective)
         gap = (bound - objective) / max(abs(bound), TOLERANCE)

@@ -71,7 +71,8 @@ def run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core
     tier, so a relaxed gate gives up only the conditions that cannot be met.
 
     ``deadline`` (a ``time.perf_counter()`` instant; default: ``time_limit`` from now) is when the
-    whole call should end: the solver runs until it, less :data:`REPORT_RESERVE`.
+    whole call should end: the solver runs until it, less :data:`REPORT_RESERVE`. ``info["objective"]``
+    is the returned selection's objective (:func:`~ctxselect.selection.problem.score`).
 
     When the time limit or the reach cut the similarities (``Signals.compared``), nothing is proven
     over the whole problem (the pairs not compared may hold conflicts, even among chunks none may
@@ -80,11 +81,11 @@ def run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core
     ``TIGHT_GAP`` and time is left, :func:`~ctxselect.selection.solvers.core.cut_bound` where it is
     smaller (its time in ``timings["bound"]``); the reason says how many were left out, and a relaxed
     tier's ``infeasible`` says they may hold what is missing."""
-    end = (time.perf_counter() + time_limit if deadline is None else deadline) - (
-        REPORT_RESERVE[0] + REPORT_RESERVE[1] * problem.n)
+    end = _solver_end(problem, time_limit, deadline)
     loaded = timings.get("load", 0.0)  # before the tiers: select() moved its deadline for it already
     mask, info = _run_tiers(problem, enforce_gate=enforce_gate, time_limit=time_limit, core_size=core_size,
                             exact_up_to=exact_up_to, timings=timings, deadline=deadline)
+    info["objective"] = score(problem, mask)
     uncut = problem.signals.compared is not None  # pairs left out, even among chunks none may select,
     info["cut"] = uncut and problem.signals.cut_by_time  # may hold conflicts (drift) that corroboration reads
     if uncut:
@@ -94,8 +95,7 @@ def run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core
             room = problem.capacity(info["ceiling"])
             info["bound"] = max(info["bound"], upper_bound(wider, room))
             end += timings.get("load", 0.0) - loaded  # OR-Tools' first import in the tiers: outside the limit
-            objective = score(problem, mask)
-            if info["bound"] - objective > TIGHT_GAP * abs(info["bound"]) and time.perf_counter() < end:
+            if info["bound"] - info["objective"] > TIGHT_GAP * abs(info["bound"]) and time.perf_counter() < end:
                 tighter, spent = cut_bound(problem, room, ceiling=info["ceiling"], deadline=end)
                 _add_timings(timings, spent)
                 if tighter is not None:  # both bound the uncut problem: the smaller holds
@@ -119,9 +119,7 @@ def run_optimal(problem: Problem, *, enforce_gate: bool, time_limit: float, core
 def _run_tiers(problem: Problem, *, enforce_gate: bool, time_limit: float, core_size: int,
                exact_up_to: int, timings: dict, deadline: float | None) -> tuple[np.ndarray, dict]:
     """:func:`run_optimal` over the chunks the problem holds eligible."""
-    t0 = time.perf_counter()
-    deadline = (t0 + time_limit if deadline is None else deadline) - (
-        REPORT_RESERVE[0] + REPORT_RESERVE[1] * problem.n)
+    deadline = _solver_end(problem, time_limit, deadline)
     baseline_masks = Baselines(problem, timings)
     tiers = [("gate", True, True), ("sources", False, True), ("none", False, False)]
     if not enforce_gate:
@@ -213,6 +211,12 @@ def _run_tiers(problem: Problem, *, enforce_gate: bool, time_limit: float, core_
                 return kept, info
         info["relaxed"].append("gate" if name == "gate" else "sources")
     raise AssertionError("the hard constraints alone are always satisfiable (the empty selection)")
+
+
+def _solver_end(problem: Problem, time_limit: float, deadline: float | None) -> float:
+    """When the solvers must stop: ``deadline`` (default: ``time_limit`` from now) less the report's reserve."""
+    return (time.perf_counter() + time_limit if deadline is None else deadline) - (
+        REPORT_RESERVE[0] + REPORT_RESERVE[1] * problem.n)
 
 
 def _after_late_start(late_start: tuple[str, float] | None, reason: str) -> str:
